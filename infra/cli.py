@@ -484,7 +484,8 @@ def build_parser() -> argparse.ArgumentParser:
     fill.set_defaults(run=backfill)
 
     out = commands.add_parser("export", help="write a user's turns as JSON Lines, as `memex backfill` imports them "
-                              "(the user's data to take out, or to move to another user or data directory)")
+                              "(the user's data to take out, to restore into the same user, or to move to another "
+                              "user or data directory)")
     out.add_argument("--user", required=True, help="the user whose turns to export")
     out.add_argument("--tenant", default=os.environ.get("MEMEX_DEFAULT_TENANT", "default"),
                      help="the user's tenant (default: %(default)s, the tenant of requests without a key)")

@@ -14,7 +14,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from infra.local.runtime import function_module
-from memex import backfill, pipeline
+from memex import backfill, export, pipeline
 from memex.jobs import BackfillJob
 from memex import embedded_text
 from memex_edge.sqs import SqsPublisher
@@ -388,6 +388,55 @@ def test_a_rerun_after_a_kill_extracts_the_stored_lines_in_its_chunk_and_a_turn_
         == [("episodic", line, 1) for line in sorted(lines)]
     assert {(r["key"], r["value"], r["n"]) for r in rows if r["memory_type"] == "semantic"} \
         == {("city", "Lisbon", 1), ("employer", "Initech", 1)}
+
+
+def test_a_restore_into_the_same_user_stores_its_lost_turn_once_whatever_is_delivered_twice_or_dies(
+        tenant, other_tenant, ctx, runtime, tmp_path, monkeypatch):
+    """An export imported into its own user by the worker: a delivery killed after its chunk stored the
+    lost turn, before it extracted it, then the chunk delivered twice: every turn once (the lost one
+    found by its line's key, the others by the turns the lines name), nothing failed. Imported into
+    another tenant, a keyed line is stored as sent: its key sent again by the client finds it."""
+    def said(content: str, **extra) -> str:
+        response = tenant.turn(content, **extra)
+        assert response.status_code == 201, response.text
+        return response.json()["turn_id"]
+
+    said("I have a cat.", timestamp="2025-03-01T10:00:00+01:00", idempotency_key="k-cat")
+    said("I live in Lisbon.", timestamp="2025-03-02T10:00:00Z")
+    lost = said("I work at Acme.", timestamp="2025-03-03T10:00:00Z")
+    said("I play the drums.", idempotency_key="k-drums")  # no timestamp: the line carries when it was received
+    path = tmp_path / "restore.jsonl"
+    path.write_text("".join(line + "\n" for line in export.lines(ctx, tenant.id, tenant.user)), encoding="utf-8")
+    with ctx.db.transaction() as conn:
+        conn.execute("DELETE FROM turns WHERE tenant_id = %s AND id = %s", (tenant.id, lost))
+
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    with monkeypatch.context() as patch:
+        patch.setattr(pipeline, "extract_many", lambda *args, **kwargs: (_ for _ in ()).throw(_Killed()))
+        with pytest.raises(_Killed):
+            backfill.run_chunk(ctx, job, BACKFILL_WORKER.source_of(job))
+    _run_to_the_end(ctx, runtime, job)
+    runtime.drain()
+
+    state = backfill.status(ctx, tenant.id, job.backfill_id)
+    assert (state["status"], state["done"], state["already_stored"], state["failed"]) == ("done", 4, 4, 0)
+    turns = tenant.get(f"/v1/users/{tenant.user}/turns").json()["turns"]
+    assert [(t["messages"][0]["content"], t["status"]) for t in turns] == [
+        ("I have a cat.", "processed"), ("I live in Lisbon.", "processed"), ("I work at Acme.", "processed"),
+        ("I play the drums.", "processed")]
+    facts = [(m["key"], m["value"]) for m in tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
+             if m["key"]]
+    assert sorted(facts) == [("city", "Lisbon"), ("employer", "Acme"), ("hobby", "drums"), ("pet_kind", "cat")]
+
+    elsewhere = backfill.new_job("import", other_tenant.id, path=str(path))
+    _run_to_the_end(ctx, runtime, elsewhere)
+    assert backfill.status(ctx, other_tenant.id, elsewhere.backfill_id)["done"] == 4
+    cat = next(t for t in other_tenant.get(f"/v1/users/{tenant.user}/turns").json()["turns"]
+               if t["idempotency_key"] == "k-cat")
+    again = other_tenant.turn("I have a cat.", user=tenant.user, timestamp="2025-03-01T10:00:00+01:00",
+                              idempotency_key="k-cat")
+    assert again.status_code == 201, again.text
+    assert again.json()["turn_id"] == cat["turn_id"]
 
 
 def test_a_crash_between_advancing_and_sending_neither_stalls_nor_forks(tenant, ctx, runtime, tmp_path, monkeypatch):

@@ -909,13 +909,13 @@ def _writes(ctx, tenant) -> dict:
     turns of such a user are refused, not raised)."""
     from memex import memories
     from memex.db import backfills as backfill_rows
-    from memex.models import MemoryIn, TurnIn
+    from memex.models import ImportedTurn, MemoryIn
 
     memory_id = next(m["id"] for m in _all(tenant) if m["memory_type"] == "semantic")
 
     def chunk():
         with ctx.db.transaction() as conn:
-            return backfill_rows.insert_turns(conn, tenant.id, [TurnIn(
+            return backfill_rows.insert_turns(conn, tenant.id, [ImportedTurn(
                 user_id=tenant.user, session_id="b", messages=[{"role": "user", "content": "I play the oboe."}])])
 
     return {"add": lambda: memories.add(ctx, tenant.id, MemoryIn(user_id=tenant.user, content="likes tea")),

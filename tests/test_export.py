@@ -102,8 +102,8 @@ def _memories(tenant, user: str) -> list[tuple]:
 
 
 def test_an_export_imported_as_another_user_gives_them_the_same_memories(ctx, tenant, tmp_path):
-    sent(tenant, "s1", "2026-01-05T09:00:00+01:00", "I live in Porto.", "I work at Stripe.", agent_id="helper",
-         metadata={"channel": "web"})
+    first = sent(tenant, "s1", "2026-01-05T09:00:00+01:00", "I live in Porto.", "I work at Stripe.",
+                 agent_id="helper", metadata={"channel": "web"})
     sent(tenant, "s1", "2026-01-05T09:00:00+01:00", "My dog is called Rex.")  # the same time, received later
     sent(tenant, "s2", "2026-02-10T18:30:00", "I moved to Lisbon. I now work at Notion.")
     sent(tenant, "s2", "2026-02-11T10:00:00Z", user_name="Caroline",
@@ -125,7 +125,7 @@ def test_an_export_imported_as_another_user_gives_them_the_same_memories(ctx, te
                         "timestamp": "2026-01-05T09:00:00+01:00",
                         "messages": [{"role": "user", "content": "I live in Porto."},
                                      {"role": "user", "content": "I work at Stripe."}],
-                        "metadata": {"channel": "web"}}
+                        "metadata": {"channel": "web"}, "turn_id": first}
     assert lines[2]["timestamp"] == "2026-02-10T18:30:00-00:00"
 
     imported = memex_cli("backfill", str(out), "--tenant", tenant.id, "--progress", "0", env=env)
@@ -133,30 +133,84 @@ def test_an_export_imported_as_another_user_gives_them_the_same_memories(ctx, te
     assert (json.loads(imported.stdout)["done"], json.loads(imported.stdout)["failed"]) == (5, 0)
     assert _memories(tenant, other) == before
     # Their turns are the same conversation: exported, the same lines but for the keys the import gave
-    # the turns sent without one.
+    # the turns sent without one, and the turns' own ids (another user's turn is not theirs).
     again = memex_cli("export", "--tenant", tenant.id, "--user", other, env=env)
     assert again.returncode == 0, again.stderr
-    assert [{k: v for k, v in json.loads(line).items() if k != "idempotency_key"}
-            for line in again.stdout.splitlines()] == lines
+    ours = lambda line: {k: v for k, v in line.items() if k not in ("idempotency_key", "turn_id")}  # noqa: E731
+    assert [ours(json.loads(line)) for line in again.stdout.splitlines()] == [ours(line) for line in lines]
 
 
-def test_an_export_imported_into_the_same_user_finds_the_keyed_turns_it_says_as_sent(ctx, tenant, runtime, tmp_path):
-    """docs/backfills.md's account of an import into the same user: a keyed turn whose line says it as it was sent
-    is found stored; one whose line the export had to say otherwise (a timestamp for a turn sent without one,
-    which memex does not record; a user_name said as "user", the name it was sent under being kept nowhere)
-    hashes otherwise, and is counted failed with the key's reason, nothing stored twice; a keyless turn is
-    stored again."""
+def _same_user_turns(tenant) -> dict[str, str]:
+    """A user's turns as docs/backfills.md's account of an import into the same user has them, by
+    name: keyed turns whose line the export must say otherwise than they were sent (a timestamp for one
+    sent without, which memex does not record; a user_name given back as "user", the name it was sent
+    under being kept nowhere; a message gone with an erased fact), one said as sent, and keyless ones."""
+    turns = {
+        "as sent": sent(tenant, "s1", "2025-03-01T10:00:00+01:00", idempotency_key="k-as-sent", user_name="Caroline",
+                        messages=[{"role": "user", "name": "Caroline", "content": "I have a cat."},
+                                  {"role": "user", "name": "Melanie", "content": "I have a dog."}]),
+        "renamed": sent(tenant, "s1", "2025-03-02T10:00:00Z", idempotency_key="k-renamed", user_name="Caroline",
+                        messages=[{"role": "user", "content": "I play chess."},
+                                  {"role": "user", "name": "Mel", "content": "Hi."}]),
+        "keyless": sent(tenant, "s1", "2025-03-03T10:00:00Z", "I play the cello."),
+        "untimed": sent(tenant, "s1", None, "I play the drums.", idempotency_key="k-untimed"),
+        "erased": sent(tenant, "s2", "2025-03-04T10:00:00Z", "I live in Porto.", "I love jazz.",
+                       idempotency_key="k-erased"),
+        "lost": sent(tenant, "s2", "2025-03-05T10:00:00Z", "I work at Stripe."),
+    }
+    porto = [m for m in tenant.get(f"/v1/users/{tenant.user}/memories", params={"limit": 500}).json()["memories"]
+             if (m["key"], m["value"]) == ("city", "Porto")]
+    assert len(porto) == 1 and tenant.delete(f"/v1/memories/{porto[0]['id']}").status_code == 200
+    return turns
+
+
+def _said_once(tenant) -> list[list[str]]:
+    return [[m["content"] for m in t["messages"]] for t in listed(tenant)]
+
+
+def test_an_export_imported_into_the_same_user_stores_only_the_turns_it_lost(ctx, tenant, runtime, tmp_path):
+    """A restore: the export's lines name the turns they were exported from, so the import into the same
+    user finds every turn still there already stored, keyed or not and however its line says it (each was
+    counted failed with "its idempotency_key names another turn", or stored a second time), stores the one
+    that was lost, and brings back no erased fact; imported again, it finds them all."""
     from memex import backfill
 
-    sent(tenant, "s1", "2025-03-01T10:00:00+01:00", "I have a cat.", idempotency_key="k-as-sent",
-         user_name="Caroline", messages=[{"role": "user", "name": "Caroline", "content": "I have a cat."},
-                                         {"role": "user", "name": "Melanie", "content": "I have a dog."}])
-    sent(tenant, "s1", "2025-03-02T10:00:00Z", idempotency_key="k-renamed", user_name="Caroline",
-         messages=[{"role": "user", "content": "I play chess."}, {"role": "user", "name": "Mel", "content": "Hi."}])
-    sent(tenant, "s1", "2025-03-03T10:00:00Z", "I play the cello.")
-    sent(tenant, "s1", None, "I play the drums.", idempotency_key="k-untimed")
+    turns = _same_user_turns(tenant)
     lines = [json.loads(line) for line in export.lines(ctx, tenant.id, tenant.user)]
-    assert [line.get("user_name") for line in lines] == ["Caroline", "user", None, None]
+    assert [line["turn_id"] for line in lines] == [turns[name] for name in
+                                                   ("as sent", "renamed", "keyless", "erased", "lost", "untimed")]
+    assert lines[3]["messages"] == [{"role": "user", "content": "I love jazz."}]  # Porto's message left out
+    before = _said_once(tenant)
+    with ctx.db.transaction() as conn:  # a partial loss
+        conn.execute("DELETE FROM turns WHERE tenant_id = %s AND id = %s", (tenant.id, turns["lost"]))
+    assert ("employer", "Stripe") not in _facts(tenant, tenant.user)
+    memories = len(_memories(tenant, tenant.user))
+
+    path = tmp_path / "same-user.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    for already_stored in (5, 6):  # the restore, and the same file again
+        job = backfill.new_job("import", tenant.id, path=str(path))
+        ctx.publisher.publish_backfill(job)
+        runtime.drain(timeout=300)
+        status = backfill.status(ctx, tenant.id, job.backfill_id)
+        assert (status["done"], status["already_stored"], status["failed"], status["failures"]) == (
+            6, already_stored, 0, [])
+        assert _said_once(tenant) == before
+        facts = _facts(tenant, tenant.user)
+        assert ("employer", "Stripe") in facts and ("city", "Porto") not in facts
+        assert len(_memories(tenant, tenant.user)) == memories + 2  # the lost turn's fact and episode, once
+
+
+def test_an_export_written_before_turn_ids_imports_into_the_same_user_as_it_did(ctx, tenant, runtime, tmp_path):
+    """A file of an earlier version names no turn: a keyed turn whose line says it as it was sent is found
+    stored; one whose line the export had to say otherwise hashes otherwise, and is counted failed with the
+    key's reason, nothing stored twice; a keyless turn is stored again."""
+    from memex import backfill
+
+    _same_user_turns(tenant)
+    lines = [{k: v for k, v in json.loads(line).items() if k != "turn_id"}
+             for line in export.lines(ctx, tenant.id, tenant.user)]
+    assert [line.get("user_name") for line in lines] == ["Caroline", "user", None, None, None, None]
 
     path = tmp_path / "same-user.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
@@ -164,12 +218,14 @@ def test_an_export_imported_into_the_same_user_finds_the_keyed_turns_it_says_as_
     ctx.publisher.publish_backfill(job)
     runtime.drain(timeout=300)
     status = backfill.status(ctx, tenant.id, job.backfill_id)
-    assert (status["done"], status["already_stored"], status["failed"]) == (2, 1, 2)
+    assert (status["done"], status["already_stored"], status["failed"]) == (3, 1, 3)
     assert [(f["line"], f["reason"]) for f in status["failures"]] == [
         (2, "not stored (its idempotency_key names another turn)"),
-        (4, "not stored (its idempotency_key names another turn)")]
+        (4, "not stored (its idempotency_key names another turn)"),
+        (6, "not stored (its idempotency_key names another turn)")]
     assert [t["messages"][0]["content"] for t in listed(tenant)] == [
-        "I have a cat.", "I play chess.", "I play the cello.", "I play the cello.", "I play the drums."]
+        "I have a cat.", "I play chess.", "I play the cello.", "I play the cello.", "I live in Porto.",
+        "I work at Stripe.", "I work at Stripe.", "I play the drums."]
 
 
 def _facts(tenant, user: str) -> set[tuple[str, str]]:
@@ -240,7 +296,7 @@ def test_a_fact_erased_by_id_and_said_again_elsewhere_does_not_come_back_through
     import_lines(ctx, tenant, runtime, tmp_path, [{**line, "user_id": other} for line in lines])
     assert {("pet_kind", "dog"), ("hobby", "cello")} <= _facts(tenant, other)
     assert ("city", "Porto") not in _facts(tenant, other)
-    import_lines(ctx, tenant, runtime, tmp_path, lines)  # the same user's restore: their keyless turns stored again
+    import_lines(ctx, tenant, runtime, tmp_path, lines)  # the same user's restore: every turn found stored
     assert ("city", "Porto") not in _facts(tenant, tenant.user)
 
 

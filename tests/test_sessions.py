@@ -184,7 +184,7 @@ def test_the_sessions_rows_follow_every_write_and_erasure_of_turns_and_messages(
     import psycopg
 
     from memex.db import backfills
-    from memex.models import TurnIn
+    from memex.models import ImportedTurn
 
     sent(tenant, "a", "2026-03-02T10:00:00Z", "I live in Porto.", "I have a dog named Rex.")
     sent(tenant, "a", "2026-03-01T10:00:00Z", "Said earlier, sent later.")  # the session begins earlier
@@ -198,8 +198,9 @@ def test_the_sessions_rows_follow_every_write_and_erasure_of_turns_and_messages(
     assert assert_counted(ctx, tenant.id)[(tenant.user, "c")][:2] == (1, 1)
 
     # an import's chunk: many sessions and users in one transaction
-    lines = [TurnIn.model_validate({"user_id": user, "session_id": session, "timestamp": f"2026-03-0{day}T12:00:00Z",
-                                    "messages": [{"role": "user", "content": f"Line {day} {session}."}] * day})
+    lines = [ImportedTurn.model_validate({"user_id": user, "session_id": session,
+                                          "timestamp": f"2026-03-0{day}T12:00:00Z",
+                                          "messages": [{"role": "user", "content": f"Line {day} {session}."}] * day})
              for day, (user, session) in enumerate([(tenant.user, "d"), (f"{tenant.user}-2", "b"), (tenant.user, "a"),
                                                     (tenant.user, "d")], start=1)]
     with ctx.db.transaction() as conn:
@@ -235,11 +236,12 @@ def test_imports_writing_one_users_sessions_in_opposite_orders_neither_deadlock_
     import threading
 
     from memex.db import backfills
-    from memex.models import TurnIn
+    from memex.models import ImportedTurn
 
-    def chunk(sessions: list[str]) -> list[TurnIn]:
-        return [TurnIn.model_validate({"user_id": tenant.user, "session_id": s, "timestamp": "2026-03-01T10:00:00Z",
-                                       "messages": [{"role": "user", "content": f"In {s}."}]}) for s in sessions]
+    def chunk(sessions: list[str]) -> list[ImportedTurn]:
+        return [ImportedTurn.model_validate({"user_id": tenant.user, "session_id": s, "timestamp": "2026-03-01T10:00:00Z",
+                                             "messages": [{"role": "user", "content": f"In {s}."}]})
+                for s in sessions]
 
     ready, failures = threading.Barrier(2), []
 

@@ -5,9 +5,10 @@ Each chunk is one queue message; it does its work idempotently, records its prog
 sends the message for the next chunk. An import reads its source from the byte offset where the
 chunk begins, never from the start. A line's idempotency key is the hash of its bytes and its
 offset, so re-importing a file stores nothing twice while a new file at the same path is a new
-import. A line that is not a valid turn, that Postgres refuses, or (an import run for a user) that
-is another user's, is counted failed alone, logged by its byte offset, and kept on the job with its
-line number (the first FAILURES_KEPT).
+import; a line naming a turn its user has (`turn_id`, written by `memex export`) is that turn. A
+line that is not a valid turn, that Postgres refuses, or (an import run for a user) that is another
+user's, is counted failed alone, logged by its byte offset, and kept on the job with its line
+number (the first FAILURES_KEPT).
 A job whose chain of messages died (a killed `memex backfill`) reads back as stalled, and
 `resume` goes on with it from its position.
 
@@ -55,7 +56,7 @@ from memex.db import tenants as tenant_rows
 from memex.errors import NotFound, TenantDeleted, UserBeingErased
 from memex.jobs import BackfillJob, ExtractionJob, SupersessionJob
 from memex.metrics import TURNS_INGESTED
-from memex.models import FieldError, TurnIn, what_is_wrong, wire_time
+from memex.models import FieldError, ImportedTurn, what_is_wrong, wire_time
 
 log = logging.getLogger(__name__)
 
@@ -310,7 +311,7 @@ def _decide(ctx: Context, job: BackfillJob, follow_ups: list[SupersessionJob]) -
             ctx.publisher.publish_supersession(follow_up)
 
 
-def _turn_of(raw: bytes, offset: int, max_bytes: int) -> TurnIn:
+def _turn_of(raw: bytes, offset: int, max_bytes: int) -> ImportedTurn:
     """The turn a line holds; ValueError when it holds none."""
     body = raw.rstrip(b"\r\n")
     if len(body) > max_bytes:
@@ -327,7 +328,7 @@ def _turn_of(raw: bytes, offset: int, max_bytes: int) -> TurnIn:
     if not data.get("idempotency_key"):
         content = hashlib.sha256(body).hexdigest()
         data["idempotency_key"] = f"backfill:{content}:{offset}"
-    return TurnIn.model_validate(data)
+    return ImportedTurn.model_validate(data)
 
 
 def _why(exc: ValueError) -> str:

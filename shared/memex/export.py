@@ -99,10 +99,11 @@ def _unerased(turn: dict[str, Any], erased: set[str], left_out: LeftOut) -> list
 
 
 def as_import(user_id: str, turn: dict[str, Any]) -> dict[str, Any]:
-    """A listed turn as a line of an import (POST /v1/turns's body): what was sent, no more. Its
-    timestamp is in the offset it was sent with, which is the user's zone (user_zone.py); one sent
-    without an offset says so by RFC 3339's "-00:00", which is read as it was. Its idempotency key, if
-    it was sent one, is kept: a key is its user's own, and the same user's import finds the turn stored."""
+    """A listed turn as a line of an import (POST /v1/turns's body): what was sent, and the turn's id
+    (ImportedTurn), by which the same user's import finds the turn stored however the line says it
+    otherwise. Its timestamp is in the offset it was sent with, which is the user's zone (user_zone.py);
+    one sent without an offset says so by RFC 3339's "-00:00", which is read as it was. Its idempotency
+    key, if it was sent one, is kept: a key is its user's own."""
     line: dict[str, Any] = {"user_id": user_id, "session_id": turn["session_id"]}
     if turn["agent_id"] is not None:
         line["agent_id"] = turn["agent_id"]
@@ -113,6 +114,7 @@ def as_import(user_id: str, turn: dict[str, Any]) -> dict[str, Any]:
     for field in ("metadata", "idempotency_key", "user_name"):
         if turn[field]:
             line[field] = turn[field]
+    line["turn_id"] = turn["turn_id"]
     return line
 
 

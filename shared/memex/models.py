@@ -297,6 +297,15 @@ class TurnIn(_Strict):
         return speaker_subject(message.role, message.name, self.user_name)
 
 
+class ImportedTurn(TurnIn):
+    """A line of an import (`memex backfill`): a POST /v1/turns body, and, written by `memex export`, the
+    id of the turn it was exported from. A line naming a turn its user has is that turn, however else it
+    says it (a time for a turn sent without one, a `user_name` given back otherwise, a message erased
+    since): the same user's import finds it stored rather than storing it again."""
+
+    turn_id: Optional[Id] = None
+
+
 # Names that mean the user themself, never another participant.
 USER_SUBJECTS = frozenset({"", "user", "the user", "me", "i", "myself", "self"})
 

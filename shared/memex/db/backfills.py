@@ -11,7 +11,7 @@ import psycopg
 from memex.db import erasing
 from memex.db import turns as turn_rows
 from memex.errors import IdempotencyConflict
-from memex.models import TurnIn
+from memex.models import ImportedTurn
 
 
 def create(conn: psycopg.Connection, tenant_id: str, backfill_id: str, kind: str, source: str | None,
@@ -101,19 +101,24 @@ def mark_sent(conn: psycopg.Connection, tenant_id: str, backfill_id: str, positi
 
 
 def insert_turns(conn: psycopg.Connection, tenant_id: str,
-                 turns: list[TurnIn]) -> tuple[list[str], list[tuple[int, str]], int]:
+                 turns: list[ImportedTurn]) -> tuple[list[str], list[tuple[int, str]], int]:
     """Store the turns, all in one savepoint and pipelined; if Postgres refuses one of them, each
     in a savepoint of its own instead, so that the one that cannot be stored is skipped without
-    undoing the others. A turn whose idempotency key names another turn is refused. Returns the
-    ids of the turns stored or found already stored, each refused turn's index in `turns` with
-    why (never what it says), and how many of the ids were stored before (an earlier import of
-    the same lines). The turns' users are locked first, in order, for the whole transaction: each
+    undoing the others. A turn naming (`turn_id`) a turn its user has is that one, found stored. A
+    turn whose idempotency key names another turn is refused. Returns the ids of the turns stored or
+    found already stored, each refused turn's index in `turns` with why (never what it says), and how
+    many of the ids were stored before (an earlier import of the same lines, or an export of the same
+    user's turns). The turns' users are locked first, in order, for the whole transaction: each
     turn holds its session's row (migration 0025), and two imports writing one user's sessions in
     other orders would otherwise deadlock. A turn of a user being erased is refused (db/erasing.py),
     read under their lock, in the locks' round trip: POST /v1/turns answers 409 for it."""
     erased = erasing.locks_and_marks(conn, tenant_id, [turn.user_id for turn in turns])
     refused = [(i, _BEING_ERASED) for i, turn in enumerate(turns) if turn.user_id in erased]
     places = [i for i, turn in enumerate(turns) if turn.user_id not in erased]
+    present = turn_rows.owned(conn, tenant_id, [(turns[i].turn_id, turns[i].user_id) for i in places
+                                                if turns[i].turn_id])
+    found = [(turns[i].turn_id, False) for i in places if turns[i].turn_id in present]
+    places = [i for i in places if turns[i].turn_id not in present]
     dated = [(turns[i], turns[i].timestamp or datetime.now(timezone.utc)) for i in places]
     try:
         with conn.transaction():
@@ -130,7 +135,7 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str,
             except _REFUSED as exc:
                 # The error's class, not its message: Postgres's message may quote the value.
                 refused.append((i, f"Postgres refused it: {type(exc).__name__}"))
-    stored = [s for s in stored if s is not None]
+    stored = found + [s for s in stored if s is not None]
     return [turn_id for turn_id, _ in stored], refused, sum(not created for _, created in stored)
 
 

@@ -113,7 +113,10 @@ def _payload_hash(turn: TurnIn) -> str:
     # A field added to the contract later is left out while unset, so that a turn sent again with
     # its idempotency key hashes as it did when it was first stored.
     unset = {"user_name"} if turn.user_name is None else set()
-    canonical = json.dumps(turn.model_dump(mode="json", exclude={"idempotency_key", *unset}), sort_keys=True,
+    # What the client sends, not an import line's `turn_id` (ImportedTurn): the turn it stores is sent
+    # again with its key by POST /v1/turns, which names no turn.
+    canonical = json.dumps(turn.model_dump(mode="json", include=set(TurnIn.model_fields),
+                                           exclude={"idempotency_key", *unset}), sort_keys=True,
                            separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8", errors="surrogatepass")).hexdigest()
 
@@ -135,6 +138,17 @@ def get_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> dict[str
     return conn.execute(
         f"SELECT t.*, {erasing.marked('t')} AS erasing FROM turns t WHERE t.tenant_id = %s AND t.id = %s",
         (tenant_id, turn_id)).fetchone()
+
+
+def owned(conn: psycopg.Connection, tenant_id: str, turns: list[tuple[str, str]]) -> set[str]:
+    """Of these (turn id, user id), the ids of the turns stored as that user's: another user's turn of
+    the id is not theirs."""
+    if not turns:
+        return set()
+    return {r["id"] for r in conn.execute(
+        """SELECT t.id FROM turns t JOIN unnest(%s::text[], %s::text[]) AS k(id, user_id)
+             ON t.id = k.id AND t.user_id = k.user_id WHERE t.tenant_id = %s""",
+        ([turn_id for turn_id, _ in turns], [user_id for _, user_id in turns], tenant_id)).fetchall()}
 
 
 def get_turns(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> list[dict[str, Any]]:
