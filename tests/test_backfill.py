@@ -578,7 +578,7 @@ def test_a_job_whose_chain_died_reads_stalled_and_resumes_from_where_it_stopped(
 
 def test_a_user_erased_while_an_import_runs_comes_back_with_the_lines_after_the_erasure(tenant, ctx, runtime, tmp_path,
                                                                                         monkeypatch):
-    """What the README's Backfills says (decided, not refused: refusing them would keep the erased
+    """What docs/backfills.md says (decided, not refused: refusing them would keep the erased
     user's id on record past the erasure): the erasure takes what was stored, the job's later lines
     store the user again, and importing the file again after the erasure brings back every line."""
     monkeypatch.setattr(backfill, "LINES_PER_CHUNK", 2)

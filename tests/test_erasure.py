@@ -53,7 +53,7 @@ def _rows_mentioning(ctx, *needles: str) -> dict[str, int]:
 
 def _facts_mentioning(ctx, tenant, needle: str) -> list[str]:
     """The contents of the user's semantic memories that say `needle` anywhere but in `raw_quote`,
-    the copy of the message they were drawn from, which stays with the message (README)."""
+    the copy of the message they were drawn from, which stays with the message (docs/api.md)."""
     with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
         return [r[0] for r in conn.execute(
             """SELECT content FROM memories m WHERE tenant_id = %s AND user_id = %s AND memory_type = 'semantic'
@@ -109,7 +109,7 @@ def test_forgetting_a_former_employer_keeps_the_current_one(ctx, tenant, runtime
     unchanged()
     _reextract(ctx, tenant, runtime)
     unchanged()
-    # The message the fact was drawn from stays (README); erased too, no row holds the value.
+    # The message the fact was drawn from stays (docs/api.md); erased too, no row holds the value.
     [message] = [m for m in _all(tenant) if m["memory_type"] == "episodic" and company in m["content"]]
     tenant.delete(f"/v1/memories/{message['id']}")
     assert _rows_mentioning(ctx, company) == {}
@@ -223,7 +223,7 @@ def test_erasing_the_session_that_said_a_job_takes_its_end_said_in_another(ctx, 
     assert _facts_mentioning(ctx, tenant, company) == []
     _reextract(ctx, tenant, runtime)
     assert _facts_mentioning(ctx, tenant, company) == []
-    # The message of the end stays (README); erased too, no row holds the value.
+    # The message of the end stays (docs/api.md); erased too, no row holds the value.
     [message] = [m for m in _all(tenant) if m["memory_type"] == "episodic" and company in m["content"]]
     tenant.delete(f"/v1/memories/{message['id']}")
     assert _rows_mentioning(ctx, company) == {}

@@ -141,10 +141,10 @@ def test_an_export_imported_as_another_user_gives_them_the_same_memories(ctx, te
 
 
 def _same_user_turns(tenant) -> dict[str, str]:
-    """A user's turns as the README's account of an import into the same user has them, by name: keyed
-    turns whose line the export must say otherwise than they were sent (a timestamp for one sent without,
-    which memex does not record; a user_name given back as "user", the name it was sent under being kept
-    nowhere; a message gone with an erased fact), one said as sent, and keyless ones."""
+    """A user's turns as docs/backfills.md's account of an import into the same user has them, by
+    name: keyed turns whose line the export must say otherwise than they were sent (a timestamp for one
+    sent without, which memex does not record; a user_name given back as "user", the name it was sent
+    under being kept nowhere; a message gone with an erased fact), one said as sent, and keyless ones."""
     turns = {
         "as sent": sent(tenant, "s1", "2025-03-01T10:00:00+01:00", idempotency_key="k-as-sent", user_name="Caroline",
                         messages=[{"role": "user", "name": "Caroline", "content": "I have a cat."},

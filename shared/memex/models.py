@@ -392,7 +392,7 @@ class SearchIn(_Strict):
     filters: SearchFilters = Field(default_factory=SearchFilters)
     include_inactive: Flag = False
     mode: SearchMode = "hybrid"
-    # Memory as it stood then: README "Times".
+    # Memory as it stood then: docs/api.md, "What a request may carry" (Times).
     as_of: Optional[datetime] = None
 
     _time = field_validator("reference_time", "as_of")(_asked_time)

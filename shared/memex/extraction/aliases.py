@@ -120,7 +120,7 @@ def filed_before(subject: str, key: str) -> str:
     """The key versions before jobs.subject_key shortened prefixes filed `subject`'s fact of `key` under,
     as family_key reads it now: all of the prefix and the kind, cut at KEY_MAX_CHARS mid-word, and read as
     a whole ("mum_city" of Mum was "mother_city"). The memories and erasure tombstones written then keep it
-    (README, Upgrading over your data); the key of a name that fits and opens with no relation's word is
+    (docs/operations.md, Upgrading over your data); the key of a name that fits and opens with no relation's word is
     its own."""
     prefix = subject_prefix(subject)
     if not prefix:
