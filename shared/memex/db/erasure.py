@@ -188,26 +188,17 @@ def session(conn: psycopg.Connection, tenant_id: str, session_id: str, user_id: 
     # Their tombstones going with them, the turns' ids (and those their import lines named) and keys are what
     # keeps an export written before, or a backfill file read again, from storing them again (migration 0056,
     # backfills.insert_turns).
-    gone = conn.execute(
-        """DELETE FROM turns WHERE tenant_id = %s AND user_id = %s AND session_id = %s
-           RETURNING id, imported_from, idempotency_key""",
-        (tenant_id, user_id, session_id),
-    ).fetchall()
-    kept = [(turn_id, key_digest(tenant_id, user_id, r["idempotency_key"]) if r["idempotency_key"] else None)
-            for r in gone for turn_id in (r["id"], r["imported_from"]) if turn_id]
-    conn.execute(
-        """INSERT INTO erased_turns (tenant_id, user_id, turn_id, key_digest)
-           SELECT %s, %s, k.id, k.digest FROM unnest(%s::text[], %s::text[]) AS k(id, digest)
-           ON CONFLICT DO NOTHING""",
-        (tenant_id, user_id, [turn_id for turn_id, _ in kept], [digest for _, digest in kept]),
-    )
-    return {"turns": len(gone), **erased}
-
-
-def key_digest(tenant_id: str, user_id: str, key: str) -> str:
-    """What erased_turns keeps of an erased turn's idempotency key: a digest salted with whose it was, as a
-    key may say anything its client put in it."""
-    return hashlib.sha256("\x1f".join((tenant_id, user_id, key)).encode()).hexdigest()
+    turns = conn.execute(
+        f"""WITH gone AS (DELETE FROM turns WHERE tenant_id = %(t)s AND user_id = %(u)s AND session_id = %(s)s
+                          RETURNING id, imported_from, idempotency_key),
+                 kept AS (INSERT INTO erased_turns (tenant_id, user_id, turn_id, key_digest)
+                          SELECT %(t)s, %(u)s, named, {_key_digest("%(t)s", "%(u)s", "gone.idempotency_key")}
+                          FROM gone, unnest(ARRAY[gone.id, gone.imported_from]) AS named
+                          WHERE named IS NOT NULL ON CONFLICT DO NOTHING)
+            SELECT count(*) AS n FROM gone""",
+        {"t": tenant_id, "u": user_id, "s": session_id},
+    ).fetchone()["n"]
+    return {"turns": turns, **erased}
 
 
 def erased_turns(conn: psycopg.Connection, tenant_id: str, turns: list[tuple[str, str | None, str | None]]) -> set[int]:
@@ -216,14 +207,21 @@ def erased_turns(conn: psycopg.Connection, tenant_id: str, turns: list[tuple[str
     if not turns:
         return set()
     return {r["n"] - 1 for r in conn.execute(
-        """SELECT k.n FROM unnest(%(users)s::text[], %(ids)s::text[], %(digests)s::text[]) WITH ORDINALITY
-                               AS k(user_id, id, digest, n)
-           WHERE EXISTS (SELECT FROM erased_turns e WHERE e.tenant_id = %(t)s AND e.user_id = k.user_id
-                                                      AND e.turn_id = k.id)
-              OR EXISTS (SELECT FROM erased_turns e WHERE e.tenant_id = %(t)s AND e.user_id = k.user_id
-                                                      AND e.key_digest = k.digest)""",
+        f"""SELECT k.n FROM unnest(%(users)s::text[], %(ids)s::text[], %(keys)s::text[]) WITH ORDINALITY
+                                AS k(user_id, id, key, n)
+            WHERE EXISTS (SELECT FROM erased_turns e WHERE e.tenant_id = %(t)s AND e.user_id = k.user_id
+                                                       AND e.turn_id = k.id)
+               OR EXISTS (SELECT FROM erased_turns e WHERE e.tenant_id = %(t)s AND e.user_id = k.user_id
+                                                       AND e.key_digest = {_key_digest("%(t)s", "k.user_id", "k.key")})""",
         {"t": tenant_id, "users": [user_id for user_id, _, _ in turns], "ids": [turn_id for _, turn_id, _ in turns],
-         "digests": [key and key_digest(tenant_id, user_id, key) for user_id, _, key in turns]}).fetchall()}
+         "keys": [key for _, _, key in turns]}).fetchall()}
+
+
+def _key_digest(tenant: str, user: str, key: str) -> str:
+    """The SQL of what erased_turns keeps of an erased turn's idempotency key (NULL for a turn sent without
+    one): a digest salted with whose it was, as a key may say anything its client put in it. In SQL, so that
+    a session's erasure keeps its turns' in the statement that takes them."""
+    return f"encode(sha256(convert_to({tenant}::text || chr(31) || {user} || chr(31) || {key}, 'UTF8')), 'hex')"
 
 
 def users_of_session(conn: psycopg.Connection, tenant_id: str, session_id: str) -> list[str]:

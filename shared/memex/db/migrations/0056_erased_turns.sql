@@ -3,7 +3,7 @@
 -- a line of a plain backfill file carries its turn's key again (`backfill:<sha256>:<offset>`), and its
 -- user's import counts it erased rather than storing it again (db/backfills.insert_turns); the tombstones
 -- went with the turn and held back only turns received before the erasure. The key is kept as a digest
--- salted with whose it was (db/erasure.key_digest), as a key may say anything its client put in it. A
+-- salted with whose it was (db/erasure._key_digest), as a key may say anything its client put in it. A
 -- turn an import stored from a line naming another (`imported_from`) is recorded by both ids, so that a
 -- second restore of the same backup does not bring it back either. A user's erasure takes their rows, as
 -- it takes every row naming them; a tenant's deletion, every row of the tenant. Idempotent, as a migration
