@@ -1169,9 +1169,10 @@ def test_a_memory_written_while_0054_and_0057_run_is_indexed_with_the_emoji_read
 
 
 def test_the_erased_turns_and_their_columns_come_with_0056_and_run_again_unchanged(ctx):
-    """Migration 0056 on a database written before it: the table of erased turns' ids, the turn an import line
-    named (none for the turns stored before), and a job's count of lines naming an erased turn (0 for the jobs
-    before); run again, it changes nothing, an id it has kept included."""
+    """Migration 0056 on a database written before it: the table of erased turns' ids and keys' digests (the
+    digests indexed), the turn an import line named (none for the turns stored before), and a job's count of
+    lines naming an erased turn (0 for the jobs before); run again, it changes nothing, an id it has kept
+    included."""
     version = "0056_erased_turns"
     with _migrated_database(ctx, "memex_before_0056") as conn:
         conn.execute("DROP TABLE erased_turns")
@@ -1183,13 +1184,17 @@ def test_the_erased_turns_and_their_columns_come_with_0056_and_run_again_unchang
                         VALUES ('t', 'turn-1', 'u', 's', now(), 'processed')""")
         conn.execute("INSERT INTO backfills (tenant_id, id, kind, done) VALUES ('t', 'bf-1', 'import', 3)")
         state = """SELECT (SELECT array_agg(imported_from) FROM turns), (SELECT array_agg((done, erased)::text) FROM backfills),
-                          (SELECT array_agg((tenant_id, user_id, turn_id)::text ORDER BY turn_id) FROM erased_turns)"""
+                          (SELECT array_agg((tenant_id, user_id, turn_id, key_digest)::text ORDER BY turn_id)
+                           FROM erased_turns),
+                          (SELECT array_agg(indexname::text ORDER BY indexname) FROM pg_indexes
+                           WHERE tablename = 'erased_turns')"""
 
         assert apply_migrations(conn, 384) == [version]
-        assert conn.execute(state).fetchone() == ([None], ["(3,0)"], None)
-        conn.execute("INSERT INTO erased_turns (tenant_id, user_id, turn_id) VALUES ('t', 'u', 'turn-0')")
+        indexes = ["erased_turns_keys", "erased_turns_pkey"]
+        assert conn.execute(state).fetchone() == ([None], ["(3,0)"], None, indexes)
+        conn.execute("INSERT INTO erased_turns (tenant_id, user_id, turn_id, key_digest) VALUES ('t', 'u', 'turn-0', 'd')")
         after = conn.execute(state).fetchone()
 
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
         assert apply_migrations(conn, 384) == [version]
-        assert conn.execute(state).fetchone() == after == ([None], ["(3,0)"], ["(t,u,turn-0)"])
+        assert conn.execute(state).fetchone() == after == ([None], ["(3,0)"], ["(t,u,turn-0,d)"], indexes)
