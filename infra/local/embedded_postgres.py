@@ -44,7 +44,7 @@ class EmbeddedPostgres:
             raise DataDirError(
                 f"{self.data_dir / 'PG_VERSION'} names no PostgreSQL version, so {self.data_dir} is no cluster the "
                 f"embedded Postgres (PostgreSQL {POSTGRES_MAJOR}) can open. Nothing was changed. If it holds "
-                f"data, see {README_SECTION}; to start empty, move the directory aside.") from exc
+                f"data, see {DOC_SECTION}; to start empty, move the directory aside.") from exc
         if found is not None and found != POSTGRES_MAJOR:
             raise DataDirError(
                 f"{self.data_dir} holds a PostgreSQL {found} cluster; the embedded Postgres is "
