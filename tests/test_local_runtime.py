@@ -339,7 +339,7 @@ def test_a_data_dir_whose_pg_version_names_no_version_stops_with_a_message_and_i
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     message = result.stderr.strip().splitlines()[-1]
     assert message.startswith(f"memex: {pgdata / 'PG_VERSION'} names no PostgreSQL version"), result.stderr
-    assert "README.md" in message and "Nothing was changed" in message
+    assert "docs/operations.md" in message and "Nothing was changed" in message
     assert (pgdata / "PG_VERSION").read_text() == "sixteen\n"
 
 
