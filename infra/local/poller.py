@@ -13,7 +13,6 @@ import threading
 import time
 from typing import Any, Callable
 
-
 from infra import template
 from infra.local.lambda_context import LocalLambdaContext, label, labelled
 from memex_edge.observability import llm_outage
@@ -114,7 +113,6 @@ class QueuePoller(threading.Thread):
                 {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(done)
             ])
         return len(messages)
-
 
 
 def drain(pollers: list[QueuePoller], timeout: float = 60.0, between: Callable[[], None] | None = None) -> None:
