@@ -653,6 +653,8 @@ def _erased(tombstones: dict[tuple[str, str], list[tuple[str, str, str]]], turn:
     """Whether the user erased this value (_by_family), under its key or an alias of it, or the key of
     this turn (a tombstone from before migration 0031: subject and digest empty), or the key an earlier
     version filed it under (aliases.filed_before: a participant's fact erased then is not filed again)."""
+    if not tombstones:
+        return False  # the usual turn: nothing to read the earlier version's key for
     keys = dict.fromkeys([candidate.key, filed_before(candidate.subject, candidate.key)])
     return any(not digest or (subject == candidate.subject and digest == value_digest(
                    turn["tenant_id"], turn["user_id"], key, subject, candidate.value))
