@@ -109,6 +109,7 @@ def test_the_template_deploys_all_but_what_needs_lambda(stack):
     assert all(t.startswith(("AWS::Lambda::", "AWS::ApiGatewayV2::", "AWS::Events::Rule", "Custom::"))
                or name in ("Dashboard", "Http5xxRateAlarm", "HttpFunctionErrorsAlarm", "HttpFunctionThrottlesAlarm",
                            "WorkerFunctionErrorsAlarm", "ScheduledFunctionErrorsAlarm", "WorkerFunctionThrottlesAlarm",
+                           "ScheduledFunctionThrottlesAlarm",
                            "WorkerFunctionDurationAlarm", "MigrateSelfInvokePolicy")
                for name, t in deployment.set_aside.items()), deployment.set_aside
     for alarm in ("DlqExtractionAlarm", "DlqSupersessionAlarm", "DlqBackfillAlarm", "SearchLatencyP95Alarm",

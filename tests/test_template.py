@@ -223,17 +223,19 @@ def test_scheduled_functions_are_the_local_runtimes_with_the_same_rates():
         assert [_rate_seconds(r) for r in deployed[function_named(folder)]] == [schedule.rate_seconds], folder
 
 
-def test_a_scheduled_function_failing_once_is_alarmed():
+@pytest.mark.parametrize("metric", ["Errors", "Throttles"])
+def test_a_scheduled_function_failing_once_is_alarmed(metric):
     # An hourly run that fails errors at t and at Lambda's two retries (t+1, t+3 minutes): one or two
-    # five-minute periods of the hour, never the three in a row the workers' Errors alarm waits for.
+    # five-minute periods of the hour, never the three in a row the workers' alarms wait for. A run
+    # refused for concurrency alike: its Throttles were alarmed only with the workers', on three periods.
     alarms = [r["Properties"] for r in RESOURCES.values() if r["Type"] == "AWS::CloudWatch::Alarm"]
     scheduled = {name for name in FUNCTIONS if events_of(name, "Schedule")}
     assert scheduled >= {"ConsolidateFunction", "VectorIndexesFunction", "SweepFunction"}
     for function in scheduled:
         covering = [alarm for alarm in alarms for query in alarm.get("Metrics", [])
-                    if query.get("MetricStat", {}).get("Metric", {}).get("MetricName") == "Errors"
+                    if query.get("MetricStat", {}).get("Metric", {}).get("MetricName") == metric
                     and query["MetricStat"]["Metric"]["Dimensions"] == [{"Name": "FunctionName", "Value": {"Ref": function}}]]
-        assert covering, f"{function}'s errors are alarmed nowhere"
+        assert covering, f"{function}'s {metric} are alarmed nowhere"
         for alarm in covering:
             assert alarm["EvaluationPeriods"] == alarm.get("DatapointsToAlarm", 1) == 1, function
             assert alarm["Threshold"] == 0 and alarm["ComparisonOperator"] == "GreaterThanThreshold", function
