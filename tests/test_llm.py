@@ -614,7 +614,7 @@ def test_the_judge_maps_short_ids_to_the_memories_it_was_shown(server):
     related = [_memory("uuid-stripe", "employer", "Stripe"), _memory("uuid-city", "city", "Dublin")]
     server.script_chat('{"action": "supersede", "replaces": ["m1"], "reason": "new job"}')
     decision = LLMJudge(chat_for(server)).decide(_candidate(), related)
-    assert decision.action == "supersede" and decision.reason == "new job"
+    assert decision.action == "supersede" and decision.reason == "LLM judge: supersede"
     assert decision.replaces == [related[0]]
     [prompt] = server.chat_prompts()
     assert '"id": "m1"' in prompt and '"id": "m2"' in prompt and "Stripe" in prompt and "Notion" in prompt
@@ -644,7 +644,7 @@ def test_only_supersede_replaces_and_the_past_replaces_nothing(server):
     server.script_chat('{"action": "noop", "replaces": ["m1"], "reason": "same"}',
                        '{"action": "supersede", "replaces": ["m1"], "reason": "r"}')
     judge = LLMJudge(chat_for(server))
-    assert judge.decide(_candidate(), related) == Decision("noop", "same", [])
+    assert judge.decide(_candidate(), related) == Decision("noop", "LLM judge: noop", [])
     decision = judge.decide(_candidate(value="Acme", historical=True), related)
     assert decision.action == "keep_old" and decision.replaces == []
 

@@ -85,7 +85,7 @@ def test_the_llm_extracts_and_supersedes_through_the_api(ctx, llm, llm_ctx, llm_
     assert notion["content"] == "The user's employer is Notion." and notion["confidence"] == 0.95
     assert notion["metadata"]["judge"] == "llm:test-model"
     assert notion["metadata"]["extractor"] == stripe["metadata"]["extractor"] == "llm:test-model"
-    assert notion["metadata"]["reason"] == "the user changed jobs"
+    assert notion["metadata"]["reason"] == "LLM judge: supersede"
     assert notion["metadata"]["raw_quote"] == "I just started at Notion"
     assert notion["sources"][0]["turn_id"] == second.json()["turn_id"]
 
@@ -322,6 +322,27 @@ def test_a_name_left_alone_in_the_prompts_shape_ends_only_the_current_partner(ct
     assert len(llm.chat_requests) == 2
     found = _memories_by_key(tenant)
     assert [(m["value"], m["active"]) for m in found["partner_name"]] == [("Alex", True)]
+    llm.reset()
+
+
+def test_the_judges_own_words_are_stored_nowhere(ctx, llm, llm_http, caplog):
+    """A usable verdict's `reason` is the model's text, which may quote the user or another memory (its
+    value, which that memory's erasure would not reach): the memory's `metadata.reason` names the
+    action instead, and the text is in no row and no log line."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    llm.script_chat(_extraction("employer", "Stripe", "The user's employer is Stripe.", "I work at Stripe"))
+    assert tenant.turn("I work at Stripe", timestamp="2026-01-05T10:00:00Z").status_code == 201
+    llm.script_chat(_extraction("employer", "Notion", "The user's employer is Notion.", "I just started at Notion"),
+                    '{"action": "supersede", "replaces": ["m1"], "reason": "Qz7 left Stripe for Notion"}')
+    with caplog.at_level(logging.DEBUG):
+        assert tenant.turn("I just started at Notion", timestamp="2026-03-01T10:00:00Z").status_code == 201
+    [notion] = [m for m in _memories_by_key(tenant)["employer"] if m["value"] == "Notion"]
+    assert notion["metadata"]["reason"] == "LLM judge: supersede" and notion["supersedes"]
+    with psycopg.connect(ctx.db.dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM memories WHERE tenant_id = %s AND metadata::text LIKE '%%Qz7%%'",
+                            (tenant.id,)).fetchone()[0] == 0
+    assert not [r.getMessage() for r in caplog.records if "Qz7" in r.getMessage()]
     llm.reset()
 
 

@@ -1,7 +1,7 @@
 """The LLM judge: how a candidate memory relates to the user's active memories, asked of a chat model.
 
 The model sees the candidate and the related memories under short ids (m1, m2, ...) and answers
-an action, the ids it replaces and a reason. Its answer is checked: unknown ids are dropped, a
+an action, the ids it replaces and a reason (not kept: the decision's reason names the action). Its answer is checked: unknown ids are dropped, a
 supersede that names nothing it was shown is no usable answer (the rules judge decides), only
 supersede replaces anything,
 and a statement about the past never replaces a current value; one that names a current value
@@ -107,7 +107,10 @@ def to_decision(answer: Any, by_short_id: dict[str, dict[str, Any]], candidate: 
     action = str(answer.get("action") or "").strip().lower().replace("-", "_").replace(" ", "_")
     if action not in ACTIONS:
         return None
-    reason = str(answer.get("reason") or "").strip()[:500] or f"LLM judge: {action}"
+    # The model's own `reason` is not kept: the memory's `metadata.reason` would hold model text that may
+    # quote the user or another memory's value, which that memory's erasure does not reach (it mends only
+    # the reasons of what replaced it, db/erasure.py). The prompt still asks for one, as it was measured.
+    reason = f"LLM judge: {action}"
     if action != "supersede":
         return Decision(action, reason)
     if candidate.historical:
