@@ -309,3 +309,32 @@ def test_metric_names_are_unique_and_well_formed():
         # Duration is in milliseconds)
         assert metric.unit in {"Count", "Seconds"} or (not metric.local and metric.aws), metric
         assert metric.name[0].isupper() and metric.name.isalnum()
+
+
+def test_an_extraction_answer_none_of_whose_items_is_usable_counts_as_an_llm_failure(ctx, llm, capfd, monkeypatch):
+    """Every item the model answered dropped (not in the words of the message) is no answer (an `LLMError`,
+    the offline rules read the turn), but was counted in LlmCalls alone: LlmFailures counted only the
+    endpoint's failures, so a model answering nothing usable looked healthy on the dashboard."""
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "false")  # the local runtime turned EMF off
+    settings = dataclasses.replace(ctx.settings, metrics="emf", llm_base_url=llm.base_url, llm_model="test-model",
+                                   llm_api_key="k", llm_multihop=False)
+    emf_ctx = build_context(settings)
+    handler = asgi_lambda_handler(create_app(function_module("ingest").router, provide=lambda: emf_ctx))
+    tenant = Tenant(ctx, None)
+    llm.reset()
+    llm.script_chat(json.dumps({"memories": [{
+        "message": 0, "type": "fact", "key": "city", "value": "Zurich", "subject": "user", "historical": False,
+        "content": "The user lives in Zurich.", "confidence": 0.9, "quote": "I live in Zurich"}]}))
+    capfd.readouterr()
+    event = _lambda_http("ingest_post_turn", tenant.key, {"user_id": tenant.user, "session_id": "s1",
+                         "messages": [{"role": "user", "content": "lol thanks"}]}, "wait=true")
+    response = handler(event, LocalLambdaContext("memex-ingest"))
+    assert json.loads(response["body"])["status"] == "processed"  # by the offline rules, at once
+    counted = {}
+    for line in _emf_lines(capfd.readouterr().out):
+        for name in ("LlmCalls", "LlmFailures", "LlmFallbacks"):
+            if name in line and line.get("purpose") == "extract":
+                values = line[name] if isinstance(line[name], list) else [line[name]]  # one line may hold several
+                counted[name] = counted.get(name, 0) + sum(values)
+    assert counted == {"LlmCalls": 1, "LlmFailures": 1, "LlmFallbacks": 1}, counted
+    llm.reset()

@@ -137,7 +137,14 @@ class LLMExtractor:
         # model could not tell what "Pickle" was, or that Tuesday was an appointment's.
         if not any(m["role"] == "user" and (m.get("content") or "").strip() for m in messages):
             return []  # nothing the user said: no call
-        answers = self.chat.ask(SYSTEM, render_prompt(messages, history, known), every=True)
+        found = self.chat.ask(SYSTEM, render_prompt(messages, history, known), every=True,
+                              read=lambda answers: self._usable(answers, messages, history))
+        return self.capped(found, messages)
+
+    def _usable(self, answers: list[Any], messages: list[dict[str, Any]],
+                history: list[dict[str, Any]]) -> list[tuple[bool, Candidate]]:
+        """The candidates the answer gives, each with whether its quote is the message's own words;
+        `LLMError` for an answer that gives none it could (`ChatJSON.ask` counts it as a failure)."""
         # Each JSON document of the answer that has the shape asked for: a small model may answer
         # `{"memories": []}` and then the real one.
         lists = [items for answer in answers
@@ -172,7 +179,7 @@ class LLMExtractor:
         if dropped:
             log.info("dropped %d extraction items of %d: malformed, or not in the words of the message they name",
                      dropped, len(items))
-        return self.capped(list(found.values()), messages)
+        return list(found.values())
 
     def capped(self, found: list[tuple[bool, Candidate]], messages: list[dict[str, Any]]) -> list[Candidate]:
         """The candidates a turn keeps, of (quote found in the message?, candidate): a model may answer a
