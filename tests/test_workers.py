@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import logging
 import json
 import threading
 import time
@@ -379,3 +380,39 @@ def test_a_turn_lost_again_and_again_is_marked_failed_not_sent_forever(ctx, tena
     sweep(ctx, older_than_seconds=300)
     status = tenant.get(f"/v1/turns/{turn_id}").json()
     assert status["status"] == "failed" and "re-sent 5 times" in status["error"]
+
+
+def test_a_batch_the_llm_failed_is_one_warning_from_the_worker_itself(ctx, tenant, llm, monkeypatch):
+    """In Lambda no poller runs the worker: its handler raises the batch's failure, which Lambda logs as
+    its own, and memex said nothing of the LLM (the local poller's warning was the only one). The
+    worker says it: one WARNING a batch, naming the LLM's error, never what the user said."""
+    from bench.openai_double import CHAT
+    from memex_edge.context import build_context
+    from tests.conftest import logging_into
+
+    class Records(logging.Handler):
+        def __init__(self):
+            super().__init__(logging.INFO)
+            self.seen: list[logging.LogRecord] = []
+
+        def emit(self, record: logging.LogRecord) -> None:
+            if not any(record is seen for seen in self.seen):  # reached through both loggers
+                self.seen.append(record)
+
+    llm_ctx = build_context(dataclasses.replace(ctx.settings, llm_base_url=llm.base_url, llm_model="test-model",
+                                                llm_api_key="k"))
+    turns = [_store_turn(ctx, tenant, said) for said in ("I work at Qz8 Labs.", "I live in Qz8ville.")]
+    records = [_record(ExtractionJob(tenant.id, turn_id).to_json(), f"m{i}") for i, turn_id in enumerate(turns)]
+    llm.fail(CHAT, "500")
+    try:
+        with monkeypatch.context() as patched, logging_into(Records()) as logged:
+            patched.setattr(function_module("extract_worker"), "get_context", lambda: llm_ctx)
+            with pytest.raises(BatchProcessingError):
+                _invoke("extract_worker", records)
+    finally:
+        llm.heal(CHAT)
+    warned = [r for r in logged.seen if "failed every record of the batch for the LLM" in r.getMessage()]
+    assert [(r.levelname, r.exc_info) for r in warned] == [("WARNING", None)], [r.getMessage() for r in logged.seen]
+    assert warned[0].getMessage().startswith("extract_worker failed every record of the batch for the LLM (LLMError: "
+                                             "test-model: no usable answer")
+    assert not [r.getMessage() for r in logged.seen if "Qz8" in r.getMessage()]

@@ -99,12 +99,9 @@ class QueuePoller(threading.Thread):
                 result = self._handler(event, context) or {}
             failed = {f["itemIdentifier"] for f in result.get("batchItemFailures", [])}
         except Exception as exc:  # noqa: BLE001 - a crashed invocation fails the whole batch, as in Lambda
-            outage = llm_outage(exc)
-            if outage:
-                # Degraded, not down: the LLM's failure, named, without the traceback a bug keeps.
-                log.warning("%s failed every record of the batch for the LLM (%s); the whole batch will be retried",
-                            self._function_name, outage)
-            else:
+            # An LLM outage is degraded, not down: the worker warned of it itself (memex_edge.workers),
+            # without the traceback a bug keeps.
+            if not llm_outage(exc):
                 log.exception("%s raised; the whole batch will be retried", self._function_name)
             failed = {m["MessageId"] for m in messages}
         done = [m for m in messages if m["MessageId"] not in failed]

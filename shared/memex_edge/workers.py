@@ -16,7 +16,7 @@ from memex.errors import public_description
 from memex.metrics import QUEUE_AGE, RECORDS_FAILED, RECORDS_RECEIVED
 from memex_edge.context import get_context
 from memex_edge.deadline import llm_within
-from memex_edge.observability import log_metrics, logger, tracer
+from memex_edge.observability import llm_outage, log_metrics, logger, tracer
 
 T = TypeVar("T")
 
@@ -59,8 +59,14 @@ def batch_handler(queue: str, processor: BasePartialBatchProcessor, record_handl
             try:
                 result = process_partial_response(event=event, record_handler=traced, processor=processor,
                                                   context=context)
-            except BatchProcessingError:  # every record failed
+            except BatchProcessingError as exc:  # every record failed
                 recorded.record(RECORDS_FAILED, len(records), queue=queue)
+                outage = llm_outage(exc)
+                if outage:
+                    # Degraded, not down: said once a batch, by the worker itself (Lambda logs the raise as
+                    # its own error, naming no cause memex knows); the LLM's error names no user's words.
+                    logger.warning("%s failed every record of the batch for the LLM (%s); the whole batch will "
+                                   "be retried", context.function_name, outage)
                 raise
         recorded.record(RECORDS_FAILED, len(result.get("batchItemFailures", [])), queue=queue)
         return result
