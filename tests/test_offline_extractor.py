@@ -2391,3 +2391,14 @@ def test_a_hotel_stayed_at_calls_off_no_job_to_come(text, ends):
 def test_a_named_relatives_role_said_by_the_name_alone(history, text, expected):
     found = {(c.key, c.value) for c in _extract(text, history) if c.source_message_id == "m1"}
     assert found == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # qa9's realistic users: filler said in words is no part of the value, as "btw" and "tbh" are not
+    ("i hate seafood by the way so no fish dishes", {("dislikes", "seafood")}),
+    ("I'm allergic to nuts by the way.", {("allergy", "nuts")}),
+    ("I love paella, to be honest.", {("likes", "paella")}),
+    ("By the way, I live in Leeds.", {("city", "Leeds")}),
+])
+def test_filler_said_in_words_is_no_part_of_a_value(text, expected):
+    assert _facts(text) == expected

@@ -1,9 +1,9 @@
 """A sentence typed the way people type to a chat agent, read as the tidy sentence the offline rules
 know: apostrophes left out ("im", "dont"), chat abbreviations ("bf", "w/", "yrs"), filler that is
-no part of a fact ("lol", "tbh", "btw"), emoji for a stop, a known carmaker and its model after "a",
-"my" or "our" ("sold my honda civic"), and, in a sentence typed without a single capital, the names the
-rules need capitalised: a known place or a well-known employer ("moved to denver", "i work at amazon"),
-and a word in a name's slot ("a dog named max", "my son jake is 7").
+no part of a fact ("lol", "tbh", "btw", "by the way"), emoji for a stop, a known carmaker and its model
+after "a", "my" or "our" ("sold my honda civic"), and, in a sentence typed without a single capital, the
+names the rules need capitalised: a known place or a well-known employer ("moved to denver", "i work at
+amazon"), and a word in a name's slot ("a dog named max", "my son jake is 7").
 
 Only words that cannot be read otherwise are rewritten: "its", "ill", "wont", "id" and "were" are
 words too, and are left alone; a word in a sentence with capitals keeps its case, for the typist
@@ -39,7 +39,8 @@ _SPELLED = frozenset(word for word in {*_CONTRACTIONS, *_ABBREVIATIONS} if "/" n
 _WORD = re.compile(r"\w+")
 # Filler that says how, not what: a clause break where it stands, and nothing at a sentence's ends.
 _FILLER = re.compile(
-    r"(?<![\w'])(?:lol+|lmf?ao+|rofl|ha(?:ha)+h?|he(?:he)+|tbh|btw|ngl|imo|imho|tho|so yeah|anyway)(?![\w'])"
+    r"(?<![\w'])(?:lol+|lmf?ao+|rofl|ha(?:ha)+h?|he(?:he)+|tbh|btw|ngl|imo|imho|tho|so yeah|anyway|"
+    r"by the way|to be honest|fyi)(?![\w'])"
     r"[,.!]*", re.IGNORECASE)
 # Emoji and other pictographs, read as a stop.
 PICTOGRAPH = "[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]"
