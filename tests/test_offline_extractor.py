@@ -2402,3 +2402,27 @@ def test_a_named_relatives_role_said_by_the_name_alone(history, text, expected):
 ])
 def test_filler_said_in_words_is_no_part_of_a_value(text, expected):
     assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # qa9's realistic users: a home said as where one works from, or a known place said to be home
+    ("I'm a graphic designer, freelance, working from home in Lisbon.",
+     {("role", "graphic designer"), ("city", "Lisbon")}),
+    ("I work from home in Bristol.", {("city", "Bristol")}),
+    ("We moved! Porto is home now.", {("city", "Porto")}),
+    ("Lisbon is my home these days.", {("city", "Lisbon")}),
+])
+def test_a_home_said_by_working_from_it_or_calling_a_place_home(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "I'm working from home in Lisbon this week.",  # a stay
+    "My wife works from home in Leeds.",
+    "Lisbon is home to the best pastries.",
+    "Acme is home now.",  # no known place
+    "If I worked from home in Porto I'd be happier.",
+    "Is Porto home now?",
+])
+def test_a_home_worked_from_or_called_home_states_nothing_else(text):
+    assert _facts(text) == set()
