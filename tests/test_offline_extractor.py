@@ -2426,3 +2426,24 @@ def test_a_home_said_by_working_from_it_or_calling_a_place_home(text, expected):
 ])
 def test_a_home_worked_from_or_called_home_states_nothing_else(text):
     assert _facts(text) == set()
+
+
+@pytest.mark.parametrize("text, expected", [
+    # qa9's realistic users: a car sold said with "the" (the car both know of), the clause joined to a bought
+    # one's, and a new car named after "a new car,"
+    ("We sold the Skoda.", {("car", "Skoda", True)}),
+    ("i sold the skoda octavia last week", {("car", "Skoda Octavia", True)}),
+    ("I bought a Kia Niro, sold my Skoda.", {("car", "Kia Niro", False), ("car", "Skoda", True)}),
+    ("I bought a new car, a Kia Niro.", {("car", "Kia Niro", False)}),
+    ("Just got a new car: a Tesla Model 3!", {("car", "Tesla Model 3", False)}),
+])
+def test_a_car_sold_as_the_one_or_bought_as_a_new_car_named(text, expected):
+    assert {(c.key, c.value, c.historical) for c in _extract(text)} == expected
+
+
+@pytest.mark.parametrize("text", [
+    "My dad sold the Skoda.", "Did you sell the Honda?", "I bought a new car seat, a Britax.",
+    "I sold the Tesla stock.", "If I sold the Volvo I'd have no car.",
+])
+def test_a_car_sold_or_named_by_someone_else_or_no_car_states_nothing(text):
+    assert _facts(text) == set()
