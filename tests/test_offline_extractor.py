@@ -2391,3 +2391,59 @@ def test_a_hotel_stayed_at_calls_off_no_job_to_come(text, ends):
 def test_a_named_relatives_role_said_by_the_name_alone(history, text, expected):
     found = {(c.key, c.value) for c in _extract(text, history) if c.source_message_id == "m1"}
     assert found == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # qa9's realistic users: filler said in words is no part of the value, as "btw" and "tbh" are not
+    ("i hate seafood by the way so no fish dishes", {("dislikes", "seafood")}),
+    ("I'm allergic to nuts by the way.", {("allergy", "nuts")}),
+    ("I love paella, to be honest.", {("likes", "paella")}),
+    ("By the way, I live in Leeds.", {("city", "Leeds")}),
+])
+def test_filler_said_in_words_is_no_part_of_a_value(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # qa9's realistic users: a home said as where one works from, or a known place said to be home
+    ("I'm a graphic designer, freelance, working from home in Lisbon.",
+     {("role", "graphic designer"), ("city", "Lisbon")}),
+    ("I work from home in Bristol.", {("city", "Bristol")}),
+    ("We moved! Porto is home now.", {("city", "Porto")}),
+    ("Lisbon is my home these days.", {("city", "Lisbon")}),
+])
+def test_a_home_said_by_working_from_it_or_calling_a_place_home(text, expected):
+    assert _facts(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "I'm working from home in Lisbon this week.",  # a stay
+    "My wife works from home in Leeds.",
+    "Lisbon is home to the best pastries.",
+    "Acme is home now.",  # no known place
+    "If I worked from home in Porto I'd be happier.",
+    "Is Porto home now?",
+])
+def test_a_home_worked_from_or_called_home_states_nothing_else(text):
+    assert _facts(text) == set()
+
+
+@pytest.mark.parametrize("text, expected", [
+    # qa9's realistic users: a car sold said with "the" (the car both know of), the clause joined to a bought
+    # one's, and a new car named after "a new car,"
+    ("We sold the Skoda.", {("car", "Skoda", True)}),
+    ("i sold the skoda octavia last week", {("car", "Skoda Octavia", True)}),
+    ("I bought a Kia Niro, sold my Skoda.", {("car", "Kia Niro", False), ("car", "Skoda", True)}),
+    ("I bought a new car, a Kia Niro.", {("car", "Kia Niro", False)}),
+    ("Just got a new car: a Tesla Model 3!", {("car", "Tesla Model 3", False)}),
+])
+def test_a_car_sold_as_the_one_or_bought_as_a_new_car_named(text, expected):
+    assert {(c.key, c.value, c.historical) for c in _extract(text)} == expected
+
+
+@pytest.mark.parametrize("text", [
+    "My dad sold the Skoda.", "Did you sell the Honda?", "I bought a new car seat, a Britax.",
+    "I sold the Tesla stock.", "If I sold the Volvo I'd have no car.",
+])
+def test_a_car_sold_or_named_by_someone_else_or_no_car_states_nothing(text):
+    assert _facts(text) == set()

@@ -76,6 +76,17 @@ def test_the_past_naming_the_current_value_without_its_year_ends_it():
     assert decide(_candidate("car", "Ford Focus", historical=True), [civic]).replaces == []
 
 
+def test_the_past_naming_the_current_value_by_its_first_words_ends_it():
+    """"I sold the Skoda" while the car is the "Skoda Octavia": that car is over (it was a noop, a value that
+    says less, which left the Octavia current); "York" is no first word of "New York"."""
+    octavia, new_york = _memory("m-old", "car", "Skoda Octavia"), _memory("m-2", "city", "New York")
+    decision = decide(_candidate("car", "Skoda", historical=True), [octavia])
+    assert (decision.action, decision.replaces) == ("end", [octavia])
+    assert decide(_candidate("car", "2015 Skoda", historical=True), [_memory("m-3", "car", "2015 Skoda Octavia")]
+                  ).action == "end"
+    assert decide(_candidate("city", "York", historical=True), [new_york]).replaces == []
+
+
 def test_a_first_value_coexists():
     decision = decide(_candidate("city", "Lisbon"), [])
     assert (decision.action, decision.replaces) == ("coexist", [])

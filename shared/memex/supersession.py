@@ -418,8 +418,11 @@ def ending(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decis
         if not current:
             return None
         return Decision("end", f"{candidate.key} {candidate.value!r} is called off: the job to come ends", current)
-    current = [m for m in active_same_key if same_value(m["value"] or "", candidate.value)
-               or same_value(_YEAR_FIRST.sub("", m["value"] or ""), candidate.value)]
+    # Named by its first words too ("I sold the Skoda" of the "Skoda Octavia"), which decide() would
+    # otherwise take for a value that says less.
+    current = [m for m in active_same_key
+               if any(same_value(said, candidate.value) or _less_precise(candidate.value, said)
+                      for said in (m["value"] or "", _YEAR_FIRST.sub("", m["value"] or "")))]
     if not current:
         return None
     return Decision("end", f"{candidate.key} {candidate.value!r} is over: the current value ends", current)

@@ -1,9 +1,10 @@
 """A sentence typed the way people type to a chat agent, read as the tidy sentence the offline rules
 know: apostrophes left out ("im", "dont"), chat abbreviations ("bf", "w/", "yrs"), filler that is
-no part of a fact ("lol", "tbh", "btw"), emoji for a stop, a known carmaker and its model after "a",
-"my" or "our" ("sold my honda civic"), and, in a sentence typed without a single capital, the names the
-rules need capitalised: a known place or a well-known employer ("moved to denver", "i work at amazon"),
-and a word in a name's slot ("a dog named max", "my son jake is 7").
+no part of a fact ("lol", "tbh", "btw", "by the way"), emoji for a stop, a known carmaker and its model
+after "a", "my" or "our" ("sold my honda civic") or a sold "the" ("sold the skoda"), and, in a sentence
+typed without a single capital, the names the rules need capitalised: a known place or a well-known
+employer ("moved to denver", "i work at amazon"), and a word in a name's slot ("a dog named max", "my son
+jake is 7").
 
 Only words that cannot be read otherwise are rewritten: "its", "ill", "wont", "id" and "were" are
 words too, and are left alone; a word in a sentence with capitals keeps its case, for the typist
@@ -39,7 +40,8 @@ _SPELLED = frozenset(word for word in {*_CONTRACTIONS, *_ABBREVIATIONS} if "/" n
 _WORD = re.compile(r"\w+")
 # Filler that says how, not what: a clause break where it stands, and nothing at a sentence's ends.
 _FILLER = re.compile(
-    r"(?<![\w'])(?:lol+|lmf?ao+|rofl|ha(?:ha)+h?|he(?:he)+|tbh|btw|ngl|imo|imho|tho|so yeah|anyway)(?![\w'])"
+    r"(?<![\w'])(?:lol+|lmf?ao+|rofl|ha(?:ha)+h?|he(?:he)+|tbh|btw|ngl|imo|imho|tho|so yeah|anyway|"
+    r"by the way|to be honest|fyi)(?![\w'])"
     r"[,.!]*", re.IGNORECASE)
 # Emoji and other pictographs, read as a stop.
 PICTOGRAPH = "[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]"
@@ -78,12 +80,14 @@ _KNOWN_NAMES = frozenset(name for name in vocabulary.PLACES | vocabulary.WELL_KN
 _LONGEST = max(len(name.split()) for name in _KNOWN_NAMES)
 _FIRST_WORDS = frozenset(name.split()[0] for name in _KNOWN_NAMES)
 _LOWER_WORD = re.compile(r"[a-z][\w&-]*")
-# A known carmaker typed lowercase after "a", "my" or "our" ("sold my honda civic", "i drive a tesla"),
+# A known carmaker typed lowercase after "a", "my" or "our" ("sold my honda civic", "i drive a tesla"), or the
+# one sold ("sold the skoda"),
 # as the maker spells itself ("bmw": "BMW"), and its model's one or two words when they end the clause
 # ("civic", "model 3"); not the makers that are everyday words ("a mini fridge", "a lucid dream").
 _MAKES = {make.lower(): make for make in vocabulary.CAR_MAKES if make.lower() not in {"mini", "lucid", "jaguar"}}
 _CAR_TYPED = re.compile(
-    rf"\b(?:an?|my|our) (?:[a-z0-9-]+ )?(?P<make>{'|'.join(sorted(map(re.escape, _MAKES), key=len, reverse=True))})"
+    rf"\b(?:an?|my|our|(?<=sold )the|(?<=scrapped )the) (?:[a-z0-9-]+ )?"
+    rf"(?P<make>{'|'.join(sorted(map(re.escape, _MAKES), key=len, reverse=True))})"
     r"(?![\w-])(?: (?P<model>[a-z][\w-]*(?: [a-z0-9][\w-]*)?)"
     r"(?=\s*(?:[.,;!?)]|$)|\s+(?:and|but|so|because|since|last|this|for|every)\b))?")
 # Words after a make that are no model: when, or how often ("i drive a honda lately").

@@ -198,7 +198,7 @@ _OWN_CLAUSE = re.compile(rf"(?:^|[,;:]\s*)(?:(?:so|and|also|well|btw)\s+)?(?P<wh
                          r"[^,;:]*$")
 _JOINED_VERB = re.compile(
     rf"(?:\s(?:and|but|then)|,(?!\s+like\b))\s+(?={_SOON}(?:work|live|started|began|joined|moved|relocated|quit|left|"
-    r"switched|adopted|became|landed|got|have|own|love|like|prefer|play|teach|study|retired|bought)\b)", re.IGNORECASE)
+    r"switched|adopted|became|landed|got|have|own|love|like|prefer|play|teach|study|retired|bought|sold)\b)", re.IGNORECASE)
 
 
 # A question about someone else ("How's your sister doing?", "Where does she work now?") is answered

@@ -19,6 +19,10 @@ _CAR_MODEL = rf"(?!(?:I|{WEEKDAY}|{MONTH})(?![\w-]))[A-Z0-9][\w-]*"
 _CAR = (rf"(?P<value>(?:(?:19[5-9]\d|20[0-4]\d) )?(?:{alternation(vocabulary.CAR_MAKES)})(?:\s+{_CAR_MODEL}){{0,3}})"
         r"(?![\w'&-])")
 _A_CAR = r"(?:an?|my|our) (?:(?:new|brand new|used|second-hand|secondhand|old|electric|little) )*"
+# A new car named after its kind: "I bought a new car, a Kia Niro", "got a new car: a Tesla".
+_A_NEW_CAR = rf"{_A_CAR}(?:car(?:,|:| -) {_A_CAR})?"
+# The car sold, the one both know of: "We sold the Skoda".
+_THE_CAR = rf"(?:{_A_CAR}|the (?:old )?)"
 _CAR_END = (rf"(?=\s*(?:[^\w\s'&-]|$)|\s+(?:and|but|so|because|since|last|this|yesterday|today|recently|now|these days|"
             rf"every|to work|for (?:years|months|ages|a (?:while|year|few|couple)|(?:{NUMBER}) (?:years?|months?)))\b)")
 # A vehicle ridden that is no car, by its kind, one word for each (vehicle).
@@ -46,13 +50,13 @@ def _no_car(m: re.Match[str]) -> list[Fields]:
 RULES = [
     # the user's car, one at a time
     rule("fact", "car", "drive driving bought got own have leased car", [
-        rf"\b(?:I|[Ww]e)(?:'ve| have)? {ADVERBS}(?:drive|bought|got|own|have|leased) {_A_CAR}{_CAR}{_CAR_END}",
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? {ADVERBS}(?:drive|bought|got|own|have|leased) {_A_NEW_CAR}{_CAR}{_CAR_END}",
         rf"\b(?:I|[Ww]e)(?:'m|'re| am| are|'ve been| have been) {ADVERBS}driving {_A_CAR}{_CAR}{_CAR_END}",
         rf"{MY} (?:new |current )?car(?:'s| is) (?:an? )?{_CAR}{_CAR_END}",
     ], "The user drives {a} {value}.", _car, confidence=0.75, importance=0.6),
     rule("fact", "car", "used previously sold traded rid scrapped", [
         rf"\b(?:I|[Ww]e) (?:used to (?:drive|have|own)|previously (?:drove|owned)) {_A_CAR}{_CAR}{_CAR_END}",
-        rf"\b(?:I|[Ww]e)(?:'ve| have)? {ADVERBS}(?:sold|traded in|got rid of|scrapped) {_A_CAR}{_CAR}"
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? {ADVERBS}(?:sold|traded in|got rid of|scrapped) {_THE_CAR}{_CAR}"
         rf"(?:{_CAR_END}|(?= to\b))",
     ], "The user used to drive {a} {value}.", _car, confidence=0.7, importance=0.5, historical=True),
     rule("fact", "car", "sold rid scrapped car written totalled totaled stolen", [
