@@ -285,8 +285,28 @@ def test_the_llm_extractor_files_a_key_a_model_opens_with_the_speakers_relation_
         "mum_city"] * 3
 
 
+def test_a_participant_named_like_a_relation_is_a_name_first():
+    """A participant called "Sister Act" or "Partner Smith": the key a model opens with her name
+    ("sister_act_location") is her city, not the user's sister Act's (the family's reading came first). A
+    participant called "Sister" or "Pet" takes no key of the user's that only opens with that word."""
+    from memex.extraction.llm import to_candidate
+
+    messages = [{"id": "c1", "role": "user", "name": "Caroline", "subject": None, "content": "Sister Act moved to Rome."},
+                {"id": "m1", "role": "user", "name": "Sister Act", "subject": "Sister Act", "content": "Yes, in May."}]
+    item = {"message": 0, "type": "fact", "value": "Rome", "subject": "user", "content": "Sister Act lives in Rome.",
+            "confidence": 0.9, "quote": "Sister Act moved to Rome."}
+    for key in ["sister_act_city", "sister_act_location"]:
+        candidate = to_candidate({**item, "key": key}, messages)
+        assert (candidate.subject, candidate.key) == ("Sister Act", "sister_act_city"), key
+    for name, key in [("Sister", "sister_ana_city"), ("Sister", "sister_city"), ("Pet", "pet_dog_name")]:
+        said = Candidate(type="fact", key=key, value="v", content="c", confidence=0.9, importance=0.5,
+                         source_message_id=None)
+        assert placed(said, [name], {}) == said, (name, key)
+
+
 @pytest.mark.parametrize("name", ["Melanie", "Mum", "Dad", "Bestie Jo", "Nana", "Zoë " * 14, LONG_NAME,
-                                  LONG_NAME.replace("Jude", "Jane")])
+                                  LONG_NAME.replace("Jude", "Jane"), "Sister Act", "Partner Smith",
+                                  "Partner Smith " + LONG_NAME])
 def test_a_participants_key_placed_is_its_family_key_and_reading_it_again_changes_nothing(name):
     """What placement files a participant's fact under is its family key (aliases.family_key, which the
     stored candidates, tombstones and migration 0033 read): read again, it is the same key."""
