@@ -273,6 +273,21 @@ def test_a_participant_named_by_a_relation_word_has_their_facts_under_their_name
     assert _semantic(tenant, include_inactive=True) == []
 
 
+def test_a_participants_fact_an_earlier_version_filed_under_their_relation_word_is_replaced_by_their_new_one(
+        ctx, tenant):
+    """Mum's city an earlier version filed as "mother_city" (subject Mum) is the fact "mum_city" is now:
+    her "I moved to Leeds." replaces it, history kept, rather than standing beside it as a second city."""
+    _said(tenant, ("Mum", "I live in Paris."), timestamp="2026-01-01T00:00:00Z")
+    [paris] = _semantic(tenant)
+    with ctx.db.transaction() as conn:  # as the earlier version filed it
+        conn.execute("UPDATE memories SET key = 'mother_city' WHERE tenant_id = %s AND id = %s", (tenant.id, paris["id"]))
+    _said(tenant, ("Mum", "I moved to Leeds."), timestamp="2026-02-01T00:00:00Z")
+    assert [(m["key"], m["value"]) for m in _semantic(tenant)] == [("mum_city", "Leeds")]
+    [leeds] = _semantic(tenant)
+    history = tenant.get(f"/v1/memories/{leeds['id']}/history").json()
+    assert [(m["value"], m["active"]) for m in history["history"]] == [("Paris", False), ("Leeds", True)], history
+
+
 def test_the_llm_extractor_files_a_key_a_model_opens_with_the_speakers_relation_word_name_as_their_own():
     """The model may open the key of Mum's own "I live in Paris." with her name ("mum_city", "mum_location"):
     it is her city, "mum_city", as "city" is (the whole key read as the relation's was her "mum_mother_city")."""
