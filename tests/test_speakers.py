@@ -313,7 +313,8 @@ def test_a_participant_named_like_a_relation_is_a_name_first():
     for key in ["sister_act_city", "sister_act_location"]:
         candidate = to_candidate({**item, "key": key}, messages)
         assert (candidate.subject, candidate.key) == ("Sister Act", "sister_act_city"), key
-    for name, key in [("Sister", "sister_ana_city"), ("Sister", "sister_city"), ("Pet", "pet_dog_name")]:
+    for name, key in [("Sister", "sister_ana_city"), ("Sister", "sister_city"), ("Pet", "pet_dog_name"),
+                      ("Pet Cat", "pet_cat_tofu_age")]:
         said = Candidate(type="fact", key=key, value="v", content="c", confidence=0.9, importance=0.5,
                          source_message_id=None)
         assert placed(said, [name], {}) == said, (name, key)

@@ -189,4 +189,5 @@ def relation_naming(key: str) -> str | None:
     "sister_act_city", the user's sister Act); None for a key that names no one by name ("sister_city")."""
     found = next((match for _, pattern in _MATCHERS if (match := pattern.fullmatch(key))), None)
     named = found.groupdict() if found else {}
-    return named["relation"] if named.get("name") else None
+    # a pet's name ("pet_cat_tofu_age") names no person
+    return named.get("relation") if named.get("name") else None
