@@ -87,9 +87,26 @@ def test_a_second_thing_said_is_not_found_through_the_first(tenant):
     ("It is a beagle.", False), ("And I love hiking.", False), ("Two of them.", False),
     ("What was the best part of it?", False), ("We went there last May.", False),
     ("Kinkaku-ji, the golden pavilion, at sunset.", True),  # kept with the line before when it answers a question
+    # short, but a statement of the speaker's own: a subject and what it does
+    ("I like football.", True), ("I'm vegan.", True), ("We adopted Biscuit.", True), ("My knee hurts.", True),
+    # short and leaning on what was said: no subject of its own, or a verb standing for the line before's
+    ("Yes, me too.", False), ("I do too.", False), ("I think so.", False), ("I hope not.", False),
+    ("I'd love to.", False), ("Sounds good.", False), ("I agree.", False),
 ])
 def test_what_stands_alone(line, alone):
     assert stands_alone(line) is alone
+
+
+def test_a_short_statement_is_not_found_through_the_line_its_speaker_said_before(tenant, ctx):
+    """"I like football." after "We went to Rome." says a thing of its own: indexed with Rome, it came back
+    for "Rome" beside the line that says it."""
+    body = {"user_id": tenant.user, "session_id": "s1", "messages": [
+        {"role": "user", "content": "We went to Rome."}, {"role": "user", "content": "I like football."}]}
+    assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+    assert _context(ctx, tenant, "s1", "I like football.") is None
+    for mode in ("vector", "hybrid"):
+        found = [r["content"] for r in tenant.search("Rome", mode=mode, top_k=20)]
+        assert "I like football." not in found, (mode, found)
 
 
 def _context(ctx, tenant, session_id: str, content: str) -> str | None:

@@ -89,3 +89,16 @@ def test_a_key_only_a_family_names_holds_what_its_family_says():
     assert holds_several("pet_rabbit_breed") and holds_several("pet_hamster_name")
     assert not holds_several("pet_rabbit_count") and not holds_several("favorite_band")
     assert holds_several("pet_name") and holds_several("sibling_name")
+
+
+def test_a_key_names_a_person_by_their_relation_only_with_a_name_after_it():
+    """families.relation_naming, over every family, with a name where the family takes one and without: the
+    relation for a person's key with their name ("sister_ana_city"), None for one without ("sister_city") and for
+    any other family's, a pet's named ("pet_cat_tofu_age") too."""
+    for family in families.FAMILIES:
+        for name in ("_ana", ""):
+            key = (family.key.replace("<relation>", "sister").replace("_<name>", name).replace("<kind>", "cat")
+                   .replace("<thing>", "coffee"))
+            person = "<relation>" in family.key and name
+            assert families.relation_naming(key) == ("sister" if person else None), key
+    assert families.relation_naming("pet_cat_tofu_age") is None

@@ -2042,6 +2042,19 @@ def test_a_month_is_when_one_was_born_not_where(message, expected):
     assert _facts(message) == expected
 
 
+@pytest.mark.parametrize("message, expected", [
+    # born with someone else: the user's birth all the same (it was lost)
+    ("Tom and I were both born in Leeds.", {("birthplace", "Leeds")}),
+    ("My sister and I were born in 1990.", {("birth_year", "1990")}),
+    ("We were both born on 3 March 1990.", {("birth_year", "1990"), ("birthday", "3 March")}),
+    # another's birth alone is no fact of the user's, nor of a child's without a word saying one
+    ("Anna was born in 1990 too.", set()),
+    ("Tom was born in Leeds and I was born in York.", {("birthplace", "York")}),
+])
+def test_a_birth_said_with_someone_elses_is_the_users(message, expected):
+    assert _facts(message) == expected
+
+
 @pytest.mark.parametrize("text, expected", [
     # a fact said with its time: the value alone
     ("My birthday is 12 May.", {("birthday", "12 May")}),  # a month's full name takes no dot

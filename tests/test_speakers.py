@@ -273,6 +273,21 @@ def test_a_participant_named_by_a_relation_word_has_their_facts_under_their_name
     assert _semantic(tenant, include_inactive=True) == []
 
 
+def test_a_participants_fact_an_earlier_version_filed_under_their_relation_word_is_replaced_by_their_new_one(
+        ctx, tenant):
+    """Mum's city an earlier version filed as "mother_city" (subject Mum) is the fact "mum_city" is now:
+    her "I moved to Leeds." replaces it, history kept, rather than standing beside it as a second city."""
+    _said(tenant, ("Mum", "I live in Paris."), timestamp="2026-01-01T00:00:00Z")
+    [paris] = _semantic(tenant)
+    with ctx.db.transaction() as conn:  # as the earlier version filed it
+        conn.execute("UPDATE memories SET key = 'mother_city' WHERE tenant_id = %s AND id = %s", (tenant.id, paris["id"]))
+    _said(tenant, ("Mum", "I moved to Leeds."), timestamp="2026-02-01T00:00:00Z")
+    assert [(m["key"], m["value"]) for m in _semantic(tenant)] == [("mum_city", "Leeds")]
+    [leeds] = _semantic(tenant)
+    history = tenant.get(f"/v1/memories/{leeds['id']}/history").json()
+    assert [(m["value"], m["active"]) for m in history["history"]] == [("Paris", False), ("Leeds", True)], history
+
+
 def test_the_llm_extractor_files_a_key_a_model_opens_with_the_speakers_relation_word_name_as_their_own():
     """The model may open the key of Mum's own "I live in Paris." with her name ("mum_city", "mum_location"):
     it is her city, "mum_city", as "city" is (the whole key read as the relation's was her "mum_mother_city")."""
@@ -285,8 +300,29 @@ def test_the_llm_extractor_files_a_key_a_model_opens_with_the_speakers_relation_
         "mum_city"] * 3
 
 
+def test_a_participant_named_like_a_relation_is_a_name_first():
+    """A participant called "Sister Act" or "Partner Smith": the key a model opens with her name
+    ("sister_act_location") is her city, not the user's sister Act's (the family's reading came first). A
+    participant called "Sister" or "Pet" takes no key of the user's that only opens with that word."""
+    from memex.extraction.llm import to_candidate
+
+    messages = [{"id": "c1", "role": "user", "name": "Caroline", "subject": None, "content": "Sister Act moved to Rome."},
+                {"id": "m1", "role": "user", "name": "Sister Act", "subject": "Sister Act", "content": "Yes, in May."}]
+    item = {"message": 0, "type": "fact", "value": "Rome", "subject": "user", "content": "Sister Act lives in Rome.",
+            "confidence": 0.9, "quote": "Sister Act moved to Rome."}
+    for key in ["sister_act_city", "sister_act_location"]:
+        candidate = to_candidate({**item, "key": key}, messages)
+        assert (candidate.subject, candidate.key) == ("Sister Act", "sister_act_city"), key
+    for name, key in [("Sister", "sister_ana_city"), ("Sister", "sister_city"), ("Pet", "pet_dog_name"),
+                      ("Pet Cat", "pet_cat_tofu_age")]:
+        said = Candidate(type="fact", key=key, value="v", content="c", confidence=0.9, importance=0.5,
+                         source_message_id=None)
+        assert placed(said, [name], {}) == said, (name, key)
+
+
 @pytest.mark.parametrize("name", ["Melanie", "Mum", "Dad", "Bestie Jo", "Nana", "Zoë " * 14, LONG_NAME,
-                                  LONG_NAME.replace("Jude", "Jane")])
+                                  LONG_NAME.replace("Jude", "Jane"), "Sister Act", "Partner Smith",
+                                  "Partner Smith " + LONG_NAME])
 def test_a_participants_key_placed_is_its_family_key_and_reading_it_again_changes_nothing(name):
     """What placement files a participant's fact under is its family key (aliases.family_key, which the
     stored candidates, tombstones and migration 0033 read): read again, it is the same key."""

@@ -38,7 +38,7 @@ from memex.embeddings.recent import RecentVectors
 from memex.episodic import episodic_text, shows_nothing
 from memex.errors import public_description
 from memex.extraction import Extractor, families, plain
-from memex.extraction.aliases import family_key, filed_before
+from memex.extraction.aliases import family_key, filed_before, same_fact_before
 from memex.extraction.placement import RELATION_NAMES, may_name_someone, placed
 from memex.jobs import KEY_MAX_CHARS, Candidate, ExtractionJob, SupersessionJob, subject_key, user_hash
 from memex.metrics import (CANDIDATES_PER_TURN, EXTRACTION_LATENCY, JOB_STARTS_FAILED, JOB_STARTS_LOCK_HELD,
@@ -625,8 +625,7 @@ def _resolve_locked(ctx: Context, turns: list[dict[str, Any]], vectors: dict[str
                 vector = vectors.get(_embedded(candidate))
                 if vector is None:  # re-extracted since the vectors were computed
                     vector = ctx.embedder.embed([_embedded(candidate)])[0]
-                related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate), vector,
-                                                     RELATED_MIN_SIMILARITY, RELATED_LIMIT, candidate.subject)
+                related = _related(conn, current, candidate, vector)
                 # the rules decide at once: on the worker's own connection, what it ends is embedded here
                 if _write(conn, writing, current, candidate, vector, dedupe_key, ctx.judge.decide(candidate, related),
                           related, embed_here=True):
@@ -678,17 +677,26 @@ def _with_dedupe_keys(turn: dict[str, Any]) -> list[tuple[Candidate, str]]:
     return keyed
 
 
-def _decide_and_write(ctx: Context, turn: dict[str, Any], candidate: Candidate, dedupe_key: str, vector) -> None:
-    tenant_id, user_id = turn["tenant_id"], turn["user_id"]
+def _related(conn, turn: dict[str, Any], candidate: Candidate, vector) -> list[dict[str, Any]]:
+    """The user's active memories the candidate may replace (memory_rows.related_active), those filed under the
+    key an earlier version gave its fact (aliases.same_fact_before: Mum's "mother_city") read as under its own:
+    her new city replaces the one filed then, in its history, rather than standing beside it."""
     keys = related_keys(candidate)
+    before = same_fact_before(candidate.subject, candidate.key)
+    related = memory_rows.related_active(conn, turn["tenant_id"], turn["user_id"], list(dict.fromkeys([*keys, before])),
+                                         vector, RELATED_MIN_SIMILARITY, RELATED_LIMIT, candidate.subject)
+    return [{**m, "key": candidate.key} if m["key"] == before else m for m in related]
+
+
+def _decide_and_write(ctx: Context, turn: dict[str, Any], candidate: Candidate, dedupe_key: str, vector) -> None:
+    tenant_id = turn["tenant_id"]
     for attempt in range(1, DECIDE_ATTEMPTS + 1):
         # run at once with other users' (at_once.py), a connection is borrowed for each stretch of
         # database work and given back before the judge is asked
         with ctx.db.borrowed() as conn:
             if memory_rows.already_written(conn, tenant_id, dedupe_key):
                 return  # decided by an earlier delivery
-            seen = memory_rows.related_active(conn, tenant_id, user_id, keys, vector, RELATED_MIN_SIMILARITY,
-                                              RELATED_LIMIT, candidate.subject)
+            seen = _related(conn, turn, candidate, vector)
         decision = ctx.judge.decide(candidate, seen)
         if _embedding_unlocked(ctx, tenant_id, lambda ctx, embed_here: _write_decided(
                 ctx, turn, candidate, dedupe_key, vector, seen, decision, attempt, embed_here)):
@@ -706,8 +714,7 @@ def _write_decided(ctx: Context, turn: dict[str, Any], candidate: Candidate, ded
             return True  # erased meanwhile
         if _erased(_by_family(turn_rows.tombstones(conn, tenant_id, [turn["id"]])), turn, candidate):
             return True  # the user erased it
-        related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate), vector,
-                                             RELATED_MIN_SIMILARITY, RELATED_LIMIT, candidate.subject)
+        related = _related(conn, turn, candidate, vector)
         if _state(related) != _state(seen):
             if attempt < DECIDE_ATTEMPTS:
                 return False  # another write for this user got in first: decide again, unlocked
@@ -1092,8 +1099,7 @@ def _start_job(conn, ctx: Context, tenant_id: str, user_id: str, job: dict[str, 
         return False  # the user erased the job it became
     text = _embedded(candidate)
     vector = _vectors_of(ctx, tenant_id, [text], embed_here)[text]
-    related = memory_rows.related_active(conn, tenant_id, user_id, related_keys(candidate), vector,
-                                         RELATED_MIN_SIMILARITY, RELATED_LIMIT, subject)
+    related = _related(conn, turn, candidate, vector)
     decided = RulesJudge().decide(candidate, related)
     if decided.action == "noop":
         # The employer already is the job's company (said again since, or the job was at it): nothing

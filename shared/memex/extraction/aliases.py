@@ -126,3 +126,13 @@ def filed_before(subject: str, key: str) -> str:
     if not prefix:
         return key
     return family_key(subject, canonical(f"{prefix}_{own_key(subject, key)}"[:KEY_MAX_CHARS].rstrip("_"), [prefix]))
+
+
+def same_fact_before(subject: str, key: str) -> str:
+    """The key an earlier version filed `subject`'s fact of `key` under when that key held this fact alone: the
+    key read as a whole ("mother_city" for Mum's "mum_city"), whose memories are this key's history; `key` itself
+    otherwise. Not a key cut at KEY_MAX_CHARS (filed_before), which two kinds of fact may share: a city there
+    may be a dog's name."""
+    if len(f"{subject_prefix(subject)}_{own_key(subject, key)}") > KEY_MAX_CHARS:
+        return key
+    return filed_before(subject, key)

@@ -166,7 +166,8 @@ _PLACEHOLDER = re.compile(r"<(\w+)>")
 # A word of a key is what stands between its underscores: letters of any script (jobs.key_words).
 _ANY = r"[^_]+(?:_[^_]+)*?"
 # A person's name is left out, with its underscore, when none is said ("sister_city").
-_PATTERNS = {"relation": "|".join(RELATION_PARTS), "name": f"(?:_{_ANY})?", "kind": _ANY, "thing": _ANY}
+_PATTERNS = {"relation": f"(?P<relation>{'|'.join(RELATION_PARTS)})", "name": f"(?:_(?P<name>{_ANY}))?", "kind": _ANY,
+             "thing": _ANY}
 
 
 def _pattern(family: Family) -> re.Pattern[str]:
@@ -181,3 +182,12 @@ def family_of(key: str) -> Family | None:
     """The family a key (without its subject's prefix) belongs to; None for a key of neither path's
     vocabulary (a model may file one: it keeps it, with its type's importance)."""
     return next((family for family, pattern in _MATCHERS if pattern.fullmatch(key)), None)
+
+
+def relation_naming(key: str) -> str | None:
+    """The relation a key of a family names a person by, when their name follows it ("sister" of
+    "sister_act_city", the user's sister Act); None for a key that names no one by name ("sister_city")."""
+    found = next((match for _, pattern in _MATCHERS if (match := pattern.fullmatch(key))), None)
+    named = found.groupdict() if found else {}
+    # a pet's name ("pet_cat_tofu_age") names no person
+    return named.get("relation") if named.get("name") else None

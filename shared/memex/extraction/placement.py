@@ -20,9 +20,11 @@ ABOUT_ANOTHER_IMPORTANCE = 0.6
 
 def may_name_someone(candidate: Candidate) -> bool:
     """Whether the candidate is the user's fact under a key that may start with a person's name
-    ("melanie_role", "sam_role"): a key of a declared family names no one, or names them after their
-    relation already ("partner_sam_role")."""
-    return candidate.subject == "user" and "_" in candidate.key and families.family_of(candidate.key) is None
+    ("melanie_role", "sam_role", "sister_act_city" while Sister Act takes part): a key of a declared family
+    names no one but by a relation's word and a name after it ("partner_sam_role")."""
+    key = candidate.key
+    return (candidate.subject == "user" and "_" in key
+            and (families.family_of(key) is None or families.relation_naming(key) is not None))
 
 
 def placed(candidate: Candidate, participants: list[str], relations: dict[str, str]) -> Candidate:
@@ -36,19 +38,25 @@ def placed(candidate: Candidate, participants: list[str], relations: dict[str, s
     the user's memories (pipeline._placed), which hold the people of earlier sessions."""
     if not may_name_someone(candidate):
         return candidate
+    # A participant's name that opens with a relation's word is a name first: "sister_act_city" is Sister Act's
+    # city when she takes part, read as the family's it was the user's sister Act's. Only a name longer than the
+    # word: "sister_ana_city" is not the participant "Sister"'s "ana_city".
+    relation = families.relation_naming(candidate.key)
     # The model's own word for the fact after the name is the family's key (aliases.py): "melanie_job"
     # is her role, "sam_location" the partner's city. The name as the prompt shows a participant's known
     # keys, whole or shortened (jobs.subject_key), and the kind alone read: "mum_city" of Mum is her city,
     # not her "mother_city".
     for person in participants:
         own = own_key(person, candidate.key)
-        if own != candidate.key:
+        if own != candidate.key and (relation is None or len(candidate.key) - len(own) - 1 > len(relation)):
             return replace(candidate, subject=person, key=subject_key(person, aliases.canonical(own)),
                            importance=min(candidate.importance, ABOUT_ANOTHER_IMPORTANCE))
-    for person, relation in relations.items():
+    if relation is not None:
+        return candidate  # named after their relation already
+    for person, part in relations.items():
         own = own_key(person, candidate.key)
         if own != candidate.key:
-            return replace(candidate, key=aliases.canonical(relation_key(f"{relation} {person}", own)),
+            return replace(candidate, key=aliases.canonical(relation_key(f"{part} {person}", own)),
                            importance=min(candidate.importance, ABOUT_ANOTHER_IMPORTANCE))
     return candidate
 

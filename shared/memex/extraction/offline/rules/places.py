@@ -44,6 +44,9 @@ def _from_place(m: re.Match[str]) -> list[Fields]:
     return a_name(m) if a_place(m.group("value")) else []
 # When one was born, said before where ("I was born on March 4, 1990 in Leeds").
 _BORN_WHEN = rf"(?:in|on) (?:{BIRTH_DAY}(?:,? {BIRTH_YEAR})?|{BIRTH_YEAR})"
+# The user's own birth, said alone or with someone's born with them ("Tom and I were both born in Leeds", "We were
+# both born in 1990"): with another's, it was lost.
+_I_WAS_BORN = r"\b(?:I was|and I were(?: both)?|[Ww]e were both) born"
 # Time spent somewhere, or back from it, is a trip to a town or region no list holds ("We spent August in
 # Hossegor", "back from a week in Tarifa"): a capitalised name there, ending its clause, is the place.
 _PLACE_CALLED = r"an? (?:[a-z]+ ){0,2}(?:village|town|city|hamlet|island|suburb|place) (?:called|named) "
@@ -115,14 +118,14 @@ RULES = [
     # year, and no birthplace "Mar"; "Marseille" and "Decatur" are places. Where and when may both be said, either
     # way round: "I was born in Leeds in Mar. 1990", "I was born on March 4, 1990 in Leeds".
     rule("fact", "birthplace", "born", [
-        rf"\bI was born (?:{_BORN_WHEN},? )?in (?!{MONTH})(?P<value>{PROPER})",
+        rf"{_I_WAS_BORN} (?:{_BORN_WHEN},? )?in (?!{MONTH})(?P<value>{PROPER})",
     ], "The user was born in {value}.", importance=0.6),
     rule("fact", "birth_year", "born", [
-        rf"\bI was born {BORN_WHERE}(?:in|on) (?:{BIRTH_DAY},? )?(?P<value>{BIRTH_YEAR})",
+        rf"{_I_WAS_BORN} {BORN_WHERE}(?:in|on) (?:{BIRTH_DAY},? )?(?P<value>{BIRTH_YEAR})",
     ], "The user was born in {value}.", a_year, importance=0.6),
     # the day said with the birth is the birthday, as "My birthday is March 4" says it (plans.py)
     rule("fact", "birthday", "born", [
-        rf"\bI was born {BORN_WHERE}(?:on|in) {BIRTH_DAY}",
+        rf"{_I_WAS_BORN} {BORN_WHERE}(?:on|in) {BIRTH_DAY}",
     ], "The user's birthday is {value}.", a_birthday, importance=0.7),
     rule("fact", "hometown", "originally grew come raised hometown home from", [
         rf"\b(?i:my) home ?town(?:,| of| is) (?P<value>{PROPER})",
