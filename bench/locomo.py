@@ -14,8 +14,9 @@ results' sources are scored against the question's evidence, as the LoCoMo paper
 
 --keep DIR keeps the ingested data dir and reuses it: ingest is most of a run's cost, and the
 search phase can then be rerun alone. The dir is keyed on the data file, the conversations
-taken and the code that writes memories (see INGEST_CODE); a dir whose key differs is ingested
-again from scratch, and a non-empty dir this benchmark did not make is refused.
+taken and the code that writes memories (see INGEST_CODE; its syntax, comments and docstrings
+aside); a dir whose key differs is ingested again from scratch, and a non-empty dir this
+benchmark did not make is refused.
 
 --variant NAME:ENV=VALUE,... (repeatable) also measures the search under those settings (one
 server each, over the same ingested data); "default" (no overrides) is always measured. With
@@ -30,12 +31,14 @@ copied into this repository.
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
 import inspect
 import json
 import re
 import shutil
 import tempfile
+import textwrap
 import time
 import uuid
 from contextlib import contextmanager
@@ -319,7 +322,8 @@ MARKER = "locomo-ingest.json"
 
 def ingest_key(data: bytes, sample_ids: Sequence[str]) -> str:
     """The key of an ingest: the data file, the conversations taken, the code that writes
-    memories and how this benchmark turns a conversation into turns."""
+    memories and how this benchmark turns a conversation into turns; the Python as its syntax tree
+    (_code), so that a change of comments, docstrings or layout alone keeps a kept dir."""
     digest = hashlib.sha256(data)
     digest.update(json.dumps(list(sample_ids)).encode())
     for name in INGEST_CODE:
@@ -327,10 +331,22 @@ def ingest_key(data: bytes, sample_ids: Sequence[str]) -> str:
         for file in sorted(path.rglob("*.py") if path.is_dir() else [path]) + \
                 sorted(path.rglob("*.sql") if path.is_dir() else []):
             digest.update(str(file.relative_to(ROOT)).encode())
-            digest.update(file.read_bytes())
+            digest.update(_code(file.read_text()) if file.suffix == ".py" else file.read_bytes())
     for function in (build_turns, message_of, sessions):
-        digest.update(inspect.getsource(function).encode())
+        digest.update(_code(textwrap.dedent(inspect.getsource(function))))
     return digest.hexdigest()
+
+
+def _code(source: str) -> bytes:
+    """Python `source` as what it does: its syntax tree, without its comments, its docstrings (read by no
+    code that writes memories) and its layout."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body \
+                and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) \
+                and isinstance(node.body[0].value.value, str):
+            node.body = node.body[1:]
+    return ast.dump(tree).encode()
 
 
 def prepare_kept(directory: Path, key: str) -> str | None:

@@ -149,6 +149,23 @@ def test_percentile():
     assert locomo.percentile([10, 20], 100) == 20
 
 
+def test_a_kept_ingests_key_follows_the_code_not_its_comments_or_docstrings(tmp_path, monkeypatch):
+    """The key hashed the files whole: a comment or a docstring reworded made every kept ingest stale,
+    though the memories it writes are the same."""
+    monkeypatch.setattr(locomo, "ROOT", tmp_path)
+    monkeypatch.setattr(locomo, "INGEST_CODE", ("writer.py",))
+
+    def key(source: str) -> str:
+        (tmp_path / "writer.py").write_text(source)
+        return locomo.ingest_key(b"data", ["conv-1"])
+
+    code = "def importance(fact):\n    return fact.weight + 1\n"
+    reworded = ('"""What a fact weighs."""\n\n# read by the pipeline\ndef importance(fact):\n'
+                '    """One more than its weight."""\n\n    return fact.weight + 1  # never 0\n')
+    assert key(code) == key(reworded)
+    assert key(code) != key(code.replace("+ 1", "+ 2"))
+
+
 # --- end to end ------------------------------------------------------------------------------
 
 def _fixture() -> list[dict]:

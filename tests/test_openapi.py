@@ -11,13 +11,16 @@ import re
 import uuid
 
 import jsonschema
+import jsonschema_rs
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from openapi_spec_validator import validate
 
 from memex import backfill as backfills
 from memex import tenants
+from memex.models import ID_PATTERN, is_id
 from tests.conftest import WIRE_TIMES
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance, status_code_conformance
@@ -127,6 +130,56 @@ def test_the_turn_as_sent_is_described_field_by_field(spec):
     undescribed = [name for name in turn_as_sent if not fields[name].get("description")]
     assert undescribed == []
     assert "queued" in fields["user_id"]["description"]
+
+
+# Accepted: letters of any script, a combining mark, other numbers, the punctuation of emails and URNs;
+# refused: a space, a slash, other ASCII punctuation, a control character, and beyond ASCII, where the
+# pattern leaves the rule to the server, an invisible format character, a symbol.
+ID_SAMPLES = ["ada", "ada.lovelace@example.com", "urn:acme:user-7+x", "zoë", "e\u0301", "٣٤", "김민준",
+              "a b", "a/b", "a#b", "a\tb", "a\u200bb", "😀"]
+
+
+def _ref(spec: dict, schema: dict) -> dict:
+    return spec["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]] if "$ref" in schema else schema
+
+
+def _refuses_ascii(text: str) -> bool:
+    return any(ch.isascii() and not is_id(ch) for ch in text)
+
+
+def test_every_id_declares_the_ascii_characters_the_server_refuses(http, tenant, spec):
+    """user_id, session_id and agent_id had only their lengths in the document: a client checking first
+    learnt nothing of the rule. Each carries models.ID_PATTERN, which a JSON Schema validator (ECMA-262, the
+    Rust regex of jsonschema_rs; Python's re, jsonschema's) reads as the server's rule in ASCII: every id the
+    server accepts matches it, one with an ASCII character the server refuses does not."""
+    turn = _ref(spec, spec["paths"]["/v1/turns"]["post"]["requestBody"]["content"]["application/json"]["schema"])
+    user_id = turn["properties"]["user_id"]
+    assert user_id["pattern"] == turn["properties"]["session_id"]["pattern"] == ID_PATTERN
+    assert [each["pattern"] for each in turn["properties"]["agent_id"]["anyOf"] if each.get("type") == "string"] \
+        == [ID_PATTERN]
+    listing = {p["name"]: p["schema"] for p in spec["paths"]["/v1/users/{user_id}/memories"]["get"]["parameters"]}
+    assert listing["user_id"]["pattern"] == ID_PATTERN
+    ecma, python = jsonschema_rs.validator_for(user_id), jsonschema.Draft202012Validator(user_id)
+    for sample in ID_SAMPLES:
+        answer = tenant.get("/v1/memories/count", params={"user_id": sample})
+        assert answer.status_code in (200, 422), answer.text
+        accepted = answer.status_code == 200
+        for validator in (ecma, python):
+            assert validator.is_valid(sample) == (accepted or not _refuses_ascii(sample)), (sample, answer.text)
+    assert ecma.is_valid("a" * 256) and not ecma.is_valid("a" * 257)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.characters(max_codepoint=0x7f) | st.characters(), max_size=12))
+def test_the_id_pattern_is_read_alike_and_refuses_what_is_id_refuses_in_ascii(text):
+    """Every id is_id accepts matches ID_PATTERN, and none with an ASCII character it refuses, read by
+    Python's re and by ECMA-262 (jsonschema_rs); Python's re differs on a final newline alone ($ matches
+    before it), as models.ID_PATTERN says."""
+    ecma = jsonschema_rs.validator_for({"type": "string", "pattern": ID_PATTERN}).is_valid(text)
+    python = re.search(ID_PATTERN, text) is not None
+    assert ecma or not is_id(text)
+    assert ecma == (bool(text) and not _refuses_ascii(text))
+    assert python == (ecma or (text.endswith("\n") and bool(text[:-1]) and not _refuses_ascii(text[:-1])))
 
 
 def _closed(schema: dict) -> dict:

@@ -430,6 +430,24 @@ def test_a_citations_snippet_never_cuts_a_character_from_its_accent_or_its_emoji
     assert snippet(content) == expected
 
 
+# 20,000 characters: words, flags, a ZWJ sequence and an NFD accent.
+_LONG = "".join(f"Day {n}: a trip to Porto 🇵🇹, a café au lait (cafe\u0301) and a walk with 👩\u200d💻 friends. "
+                for n in range(1, 400))[:20_000]
+
+
+@pytest.mark.parametrize("tokens,kept", [(1000, 2115), (3000, 6438), (5000, 10797)])
+def test_a_memory_of_20000_characters_cut_to_fit_keeps_the_same_beginning(tokens, kept):
+    """recall._cut of a long memory, pinned: the beginning it keeps (its length measured when this test was
+    written), CUT, then the notes; the line fits. Counting the whole line in one search of its lengths
+    instead kept one to three tokens more: a change of output, not made."""
+    from memex.recall import CUT, _cut
+
+    notes = " (said 2025-01-10)"
+    bullet = _cut(_LONG, notes, tokens)
+    assert bullet == _LONG[:kept] + CUT + notes
+    assert count_tokens("\n- " + bullet) <= tokens
+
+
 @pytest.mark.parametrize("reference_time", [None, "2026-03-04T21:30:00+09:00"])
 def test_a_recall_reads_whether_its_user_is_being_erased_in_one_round_trip(tenant, monkeypatch, reference_time):
     """user_zone.send_now reads it with the user's offset; the recall's search does not read it again."""

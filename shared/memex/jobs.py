@@ -10,7 +10,7 @@ import hashlib
 import json
 import unicodedata
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Iterable
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,12 @@ def key_words(text: str) -> list[str]:
 KEY_MAX_CHARS = 64
 
 
+def within_key_bound(candidates: Iterable[Candidate]) -> list[Candidate]:
+    """Those of `candidates` a fact may be filed under: a key past KEY_MAX_CHARS, once placed (subject_key),
+    names no kind of fact a question asks by."""
+    return [c for c in candidates if len(c.key) <= KEY_MAX_CHARS]
+
+
 # How many hex digits of a SHA-256 of a subject's prefix stand for it in a key its whole prefix does not fit
 # (subject_key): 32 bits, for the few participants of one user whose shortened names read the same.
 KEY_DIGEST_CHARS = 8
@@ -104,7 +110,7 @@ def subject_key(subject: str, key: str) -> str:
     name has "bartholomew_…_be47ecc9_city" and "…_be47ecc9_pet_rex_name", two keys, and redelivery or re-extraction
     gives the same. (Cut at the bound instead, both were "bartholomew_…_smythe_j": one fact superseded the
     other.) A kind too long for even a digest before it gives a key past the bound, which no fact is filed
-    under (the pipeline drops it: extract_many, _stored_candidates)."""
+    under (within_key_bound drops it)."""
     prefix = subject_prefix(subject)
     if not prefix:
         return key

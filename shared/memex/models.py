@@ -90,6 +90,13 @@ def is_id(value: str) -> bool:
 
 # What is_id accepts, in words: said of an id refused in a field or in a path.
 ID_RULE = f"1 to {ID_MAX_LENGTH} letters, digits or {' '.join(ID_PUNCTUATION)}"
+# The ASCII characters is_id refuses, as the OpenAPI document's `pattern` of an id, for clients that check
+# first: a class of \xHH escapes, which Python's re, ECMA-262 with or without the u flag and the Rust regex
+# of JSON Schema validators read alike (a Unicode property class, \p{L}, is refused by Python's re and read
+# as the characters "p{L}" by ECMA-262 without the u flag). What is refused beyond ASCII (a symbol, a non-ASCII space, a
+# format character) it leaves to is_id, and Python's re reads its `$` as before a final newline too
+# ("ada\n" matches there). tests/test_openapi.py holds it to is_id.
+ID_PATTERN = r"^[^\x00-\x2a\x2c\x2f\x3b-\x3f\x5b-\x5e\x60\x7b-\x7f]+$"
 
 
 def _id(value: str) -> str:
@@ -109,7 +116,9 @@ def _not_blank(value: str) -> str:
 
 Text = Annotated[str, AfterValidator(_storable)]
 Said = Annotated[str, AfterValidator(_storable), AfterValidator(_not_blank)]
-Id = Annotated[str, StringConstraints(min_length=1, max_length=ID_MAX_LENGTH), AfterValidator(_id)]
+# The pattern is the document's alone: is_id checks, so that a refusal words the rule (ID_RULE).
+Id = Annotated[str, StringConstraints(min_length=1, max_length=ID_MAX_LENGTH), AfterValidator(_id),
+               Field(json_schema_extra={"pattern": ID_PATTERN})]
 # A participant's name, an idempotency key: text of at most LABEL_MAX_LENGTH characters. The bounds
 # stand in the type before its check, where pydantic counts characters; set by Field on an Optional
 # text they were counted as "items" ("Value should have at most 256 items after validation").

@@ -14,9 +14,12 @@ class LastOutcome:
         refused), so a failure stands until a call succeeds, whatever a later probe meets."""
         self.at: float | None = None  # time.monotonic() of the last call
         self.state = ""  # "ok" or "error: <exception type>"
-        self.lasting = False  # the last call failed, and the probe cannot tell whether it still would
         self._probe_blind = probe_blind
 
     def record(self, error: BaseException | None = None) -> None:
         self.at, self.state = time.monotonic(), "ok" if error is None else f"error: {type(error).__name__}"
-        self.lasting = error is not None and self._probe_blind
+
+    @property
+    def lasting(self) -> bool:
+        """Whether the last call failed and the probe cannot tell whether it still would."""
+        return self._probe_blind and self.state.startswith("error")

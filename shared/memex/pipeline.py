@@ -40,7 +40,7 @@ from memex.errors import public_description
 from memex.extraction import Extractor, families, plain
 from memex.extraction.aliases import family_key, filed_before, same_fact_before
 from memex.extraction.placement import RELATION_NAMES, may_name_someone, placed
-from memex.jobs import KEY_MAX_CHARS, Candidate, ExtractionJob, SupersessionJob, subject_key, user_hash
+from memex.jobs import Candidate, ExtractionJob, SupersessionJob, subject_key, user_hash, within_key_bound
 from memex.metrics import (CANDIDATES_PER_TURN, EXTRACTION_LATENCY, JOB_STARTS_FAILED, JOB_STARTS_LOCK_HELD,
                            LLM_FALLBACKS, SUPERSESSION_VERDICTS)
 from memex.supersession import (EMPLOYER_KEY, PARTNER_KEY, Decision, RulesJudge, about_former_partner,
@@ -108,9 +108,8 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
             # What the turn says is current is decided before what it says is over: "I left
             # Stripe and now work at Notion" makes Notion replace Stripe, rather than ending
             # Stripe and leaving Notion without a history.
-            # A key still past the bound once placed (jobs.subject_key) names no kind of fact.
-            filed = [c for c in _placed(conn, turn, found) if len(c.key) <= KEY_MAX_CHARS]
-            candidates = sorted(_without_earlier_ends(filed), key=lambda c: c.historical)[:MAX_CANDIDATES_PER_TURN]
+            candidates = sorted(_without_earlier_ends(within_key_bound(_placed(conn, turn, found))),
+                                key=lambda c: c.historical)[:MAX_CANDIDATES_PER_TURN]
         except Exception as exc:  # noqa: BLE001 - the other turns are stored; this one is retried
             failure = failure or exc
             continue
@@ -537,7 +536,7 @@ def _stored_candidates(turn: dict[str, Any]) -> list[Candidate]:
     failed its turn at every delivery (its dedupe key past what a b-tree entry may hold), the turn's other facts
     with it. One an earlier version stored under a participant's whole long name ("<68 characters>_city") is
     filed as extraction files it now, its prefix shortened (jobs.subject_key)."""
-    return [c for c in map(_stored, turn["candidates"] or []) if len(c.key) <= KEY_MAX_CHARS]
+    return within_key_bound(map(_stored, turn["candidates"] or []))
 
 
 def _stored(candidate: dict[str, Any]) -> Candidate:

@@ -38,7 +38,7 @@ import unicodedata
 from datetime import date, datetime, tzinfo
 from typing import Any, Iterable, Sequence
 
-from memex import filler
+from memex import emoji, filler
 from memex.budget import at_least, count_tokens, within
 from memex.context import Context
 from memex.db import memories as memory_rows
@@ -70,8 +70,6 @@ Reading = tuple[str, date | None, tuple[str, ...], str | None]
 # What continues the character before it, besides a combining mark (NFD "e" + U+0301, a Devanagari
 # vowel sign, a variation selector): a joiner, as in "👩" ZWJ "💻", a skin tone, a flag's tag letters.
 _CONTINUES = re.compile("[\u200c\u200d\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]")
-# A flag is two regional indicator letters ("🇵" "🇹"); either alone reads as a letter in a box.
-_REGIONAL = re.compile("[\U0001f1e6-\U0001f1ff]")
 
 
 def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
@@ -227,22 +225,14 @@ def snippet(content: str) -> str:
 
 
 def _whole(content: str, end: int) -> int:
-    """`end`, or the place before it that cuts no character from what continues it (snippet)."""
-    while 0 < end < len(content) and (unicodedata.category(content[end])[0] == "M" or _CONTINUES.match(content, end)
-                                      or content[end - 1] == "\u200d" or _halves_a_flag(content, end)):
+    """`end`, or the place before it that cuts no character from what continues it (snippet), nor a drawn
+    emoji (emoji.SEQUENCE: a flag's two letters, "🇵" "🇹", either alone a letter in a box)."""
+    drawn = {place for sequence in emoji.SEQUENCE.finditer(content, 0, end + 1)
+             for place in range(sequence.start() + 1, sequence.end())}
+    while 0 < end < len(content) and (end in drawn or unicodedata.category(content[end])[0] == "M"
+                                      or _CONTINUES.match(content, end) or content[end - 1] == "\u200d"):
         end -= 1
     return end
-
-
-def _halves_a_flag(content: str, end: int) -> bool:
-    """Whether `end` falls inside a flag: between regional indicators, an odd run of them before it (they
-    pair from the first of a run)."""
-    if not _REGIONAL.match(content, end):
-        return False
-    start = end
-    while start > 0 and _REGIONAL.match(content, start - 1):
-        start -= 1
-    return (end - start) % 2 == 1
 
 
 def _cut(content: str, notes: str, tokens: int) -> str | None:

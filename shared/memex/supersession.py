@@ -517,8 +517,7 @@ def about_partner_keys(subject: str, partner: str) -> dict[str, str]:
 def about_former_partner(whose: str, partner: str, said: str, value: str) -> str:
     """A fact about a partner as it stood when the partnership ended: "The user's former partner Sam
     was a nurse."."""
-    a = "an" if literal.caseless(value[:1]) in "aeiou" else "a"
-    return f"{whose} former partner {partner} {said.format(a=a, value=value)}."
+    return f"{whose} former partner {partner} {said.format(a=vocabulary.article(value), value=value)}."
 
 
 def partner_ended_reason(fact: dict[str, Any], partner: str, candidate: Candidate, action: str) -> str:

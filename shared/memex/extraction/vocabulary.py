@@ -335,3 +335,9 @@ SPORTS_TEAMS = (
     "Maple Leafs|Canadiens|Habs|Bruins|Red Wings|Blackhawks|Oilers|Canucks|"
     "All Blacks|Springboks|Wallabies|Leinster|Munster|Saracens|McLaren"
 ).split("|")
+
+
+def article(word: str) -> str:
+    """The indefinite article a fact's sentence writes before `word`: "an" before a vowel letter, of either
+    case, else "a" (by the letter, not the sound: "an uniform", "a hour")."""
+    return "an" if caseless(word[:1]) in "aeiou" else "a"

@@ -445,7 +445,7 @@ def role_again(earlier: Facts, found: Facts, said: re.Match[str], message_id: st
         value = fields["value"]
         found.add(candidate_of(_ROLE_AGAIN_RULE, {"value": value, "person": named_person(part, name), "name": name,
                                                   "kind": part.replace("_", " "),
-                                                  "a": "an" if literal.caseless(value[:1]) in "aeiou" else "a"},
+                                                  "a": vocabulary.article(value)},
                                message_id, quote, subject))
 
 

@@ -18,7 +18,7 @@ from memex.extraction.offline.matching import asked_matches, matches, plainly
 from memex.extraction.offline.rule import Rule, candidate_of
 from memex.extraction.offline.statements import asks_about_someone_else, statements, typed
 from memex.extraction.offline.values import Fields
-from memex.jobs import KEY_MAX_CHARS, Candidate
+from memex.jobs import Candidate, within_key_bound
 
 
 def _said_beside_a_partner(candidates: list[Candidate]) -> list[Candidate]:
@@ -129,9 +129,8 @@ class OfflineExtractor:
             for question, said in questions:
                 for rule, fields in asked_matches(typed(plain.plain(question), dropped_is_user=False)):
                     found.add(candidate_of(rule, fields, message["id"], said, subject))
-        # A key made of more words than a key holds names no kind of fact a question asks by (jobs.KEY_MAX_CHARS).
-        return [c for c in _distinct(_said_beside_a_partner(_not_also_a_plan(found.in_order())))
-                if len(c.key) <= KEY_MAX_CHARS]
+        # A key made of more words than a key holds names no kind of fact (jobs.within_key_bound).
+        return within_key_bound(_distinct(_said_beside_a_partner(_not_also_a_plan(found.in_order()))))
 
 
 def _distinct(candidates: list[Candidate]) -> list[Candidate]:

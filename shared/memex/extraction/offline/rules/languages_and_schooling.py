@@ -79,7 +79,7 @@ _SCHOOL_OF = {"nursing": "nursing", "law": "law", "med": "medicine", "medical": 
 def _degree(m: re.Match[str]) -> list[Fields]:
     value = m.group("value")
     acronym = value[:2].isupper() and value[0] in "AEFHILMNORSX"
-    return [{"value": value, "a": "an" if value[0] in "aeiouAEIOU" or acronym else "a"}]
+    return [{"value": value, "a": "an" if acronym else vocabulary.article(value)}]
 
 
 def _school_named(m: re.Match[str]) -> list[Fields]:

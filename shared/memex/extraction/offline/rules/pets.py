@@ -93,7 +93,7 @@ def _a_pet(said: str, article: str) -> Fields:
 
 def _pet_kind(m: re.Match[str]) -> list[Fields]:
     said = caseless(m.group("kind"))
-    return [_a_pet(said, "an" if said[0] in "aeiou" else "a")]
+    return [_a_pet(said, vocabulary.article(said))]
 
 
 def _breed_of(m: re.Match[str]) -> Fields:
@@ -131,14 +131,13 @@ def _pet_gone_by_breed(m: re.Match[str]) -> list[Fields]:
     if kind != BREED_KIND[caseless(breed)]:
         return []
     said = kind.replace("_", " ")
-    found = [{"value": breed, "part": f"pet_{kind}_breed", "said": f"{'an' if breed[0] in 'aeiouAEIOU' else 'a'} {breed}"}]
+    found = [{"value": breed, "part": f"pet_{kind}_breed", "said": f"{vocabulary.article(breed)} {breed}"}]
     name = re.sub(r"'s?$", "", m.group("name") or "")
     if name and caseless(name) not in NOT_NAMES:
         return [{"value": name, "part": f"pet_{kind}_name", "said": f"a {said} named {name}"}, *found]
     if name:
         return []
-    return [{**_a_pet(kind, "an" if said[0] in "aeiou" else "a"), "said": f"{'an' if said[0] in 'aeiou' else 'a'} {said}"},
-            *found]
+    return [{**_a_pet(kind, vocabulary.article(said)), "said": f"{vocabulary.article(said)} {said}"}, *found]
 
 
 def pet_age_fields(filed: str, said: str, name: str | None) -> Fields:

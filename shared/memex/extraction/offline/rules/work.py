@@ -213,7 +213,7 @@ def _student(m: re.Match[str]) -> list[Fields]:
     if any(caseless(w) in NOT_ROLE_MODIFIERS for w in said.split()[:-1]):
         return []
     words = " ".join(ROLE_ABBREVIATIONS.get(w, w) for w in said.split())
-    return [{"value": "student", "said": words, "a": "an" if words[:1].casefold() in "aeiou" else "a"}]
+    return [{"value": "student", "said": words, "a": vocabulary.article(words)}]
 
 
 RULES = [
