@@ -26,7 +26,7 @@ import re
 import time
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from memex.config import Settings
 from memex.metrics import LLM_CALLS, LLM_FAILURES, NoMetrics
@@ -38,8 +38,6 @@ if TYPE_CHECKING:
     from memex.ports import Metrics
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 
 class LLMError(RuntimeError):
@@ -132,7 +130,7 @@ class ChatJSON:
     def from_settings(cls, settings: Settings, **options: Any) -> "ChatJSON":
         return cls(settings.llm_model, settings.llm_base_url, settings.llm_api_key, **options)
 
-    def ask(self, system: str, user: str, every: bool = False, read: Callable[[Any], T] | None = None) -> Any:
+    def ask(self, system: str, user: str, every: bool = False, read: Callable[[Any], Any] | None = None) -> Any:
         """The JSON value the model answers to `system` + `user` (an object or an array); with
         `every`, the list of each JSON value its answer holds (`parse_json_all`). `read`, given, turns
         that into what the caller uses, raising `LLMError` for an answer it cannot use, which counts
