@@ -800,14 +800,15 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
         return False
     # A time the statement gives ("we broke up in May") is read in the user's days; one said without
     # any needs no read of the user's zone.
-    said_at = timeline.happened(candidate, user_zone.said_at(conn, turn)) if candidate.happened else turn["occurred_at"]
+    said = user_zone.said_at(conn, turn) if candidate.happened else turn["occurred_at"]
+    said_at, began = timeline.placed(candidate, said), timeline.happened(candidate, said)
     same_key = [m for m in related if m["key"] == candidate.key]
     later = [m for m in same_key if timeline.said_after(m, said_at)]
     if decision.action == "keep_old" and not candidate.historical and later:
         # Not about the past, only stated before the current value: it goes in the history at
         # its own time, with a real interval, rather than as a statement about the past.
         decision = Decision("supersede", decision.reason, later)
-    placement = timeline.plan(conn, turn["tenant_id"], turn["user_id"], decision, candidate, said_at, same_key)
+    placement = timeline.plan(conn, turn["tenant_id"], turn["user_id"], decision, candidate, said_at, same_key, began)
     if placement.already_known:
         ctx.metrics.record(SUPERSESSION_VERDICTS, action=decision.action)
         return False
@@ -840,6 +841,7 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
         "embedding": vector,
         "active": placement.current,
         "valid_from": said_at if decision.action != "keep_old" else placement.valid_to,
+        "holds_from": placement.holds_from,
         "valid_to": placement.valid_to,
         "source_turn_id": turn["id"],
         "source_message_id": candidate.source_message_id,
@@ -889,11 +891,14 @@ def _end_what_ended_with(conn, ctx: Context, turn: dict[str, Any], said_at: date
                 ended.append((fact, about_former_partner(whose, partner, said, fact["value"]),
                               partner_ended_reason(fact, partner, candidate, decision.action)))
     if ended:
-        _write_ended(conn, ctx, turn, said_at, candidate, memory_id, ended, embed_here)
+        _write_ended(conn, ctx, turn, said_at, placement.holds_from or said_at, candidate, memory_id, ended,
+                     embed_here)
 
 
-def _write_ended(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, candidate: Candidate, memory_id: str,
-                 ended: list[tuple[dict[str, Any], str, str]], embed_here: bool) -> None:
+def _write_ended(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, ended_at: datetime, candidate: Candidate,
+                 memory_id: str, ended: list[tuple[dict[str, Any], str, str]], embed_here: bool) -> None:
+    """The statements of what ended with the memory (said at `said_at`), each ending its fact when the value
+    it was said with did (`ended_at`)."""
     tenant_id = turn["tenant_id"]
     texts = {fact["id"]: embedded_text.of(content, memory_type="semantic", subject=candidate.subject)
              for fact, content, _ in ended}
@@ -905,14 +910,15 @@ def _write_ended(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, ca
             "memory_type": "semantic", "subject": candidate.subject, "type": "fact", "key": fact["key"],
             "value": fact["value"], "content": content, "importance": ENDED_IMPORTANCE,
             "confidence": min(float(fact["confidence"]), candidate.confidence), "embedding": vectors[texts[fact["id"]]],
-            "active": False, "valid_from": said_at, "valid_to": said_at, "source_turn_id": turn["id"],
+            "active": False, "valid_from": said_at, "holds_from": ended_at if ended_at < said_at else None,
+            "valid_to": ended_at, "source_turn_id": turn["id"],
             "source_message_id": candidate.source_message_id, "dedupe_key": f"ended:{turn['id']}:{fact['id']}",
             "metadata": {"decision": "end", "reason": reason, "judge": ctx.judge.name, "raw_quote": candidate.raw_quote,
                          "subject": candidate.subject, **_read_with(candidate), "historical": True, "ended_by": memory_id},
         })
         if inserted is not None:
             history_rows.link(conn, tenant_id, ended_id, fact["id"])
-            history_rows.end(conn, tenant_id, fact["id"], said_at)
+            history_rows.end(conn, tenant_id, fact["id"], ended_at)
 
 
 @dataclass

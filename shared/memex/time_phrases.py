@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import re
 from calendar import monthrange
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 from memex.literal import caseless
 
@@ -125,6 +125,40 @@ def windows(text: str, now: datetime) -> list[Window]:
     """The periods [start, end) the text's time expressions name, read against `now`
     (timezone-aware); [] when it names none. No season: see `read`."""
     return _read(text, now, seasons=False)[0]
+
+
+# A statement's "since 2019", "since May": the time it began in, read as "in 2019" is. Only in what a memory
+# says (`named`, `began`): a question's "since May" asks of May to now, which no period read here is.
+_SINCE = re.compile(r"\bsince(?=\s)", re.IGNORECASE)
+# What "since" is read as: as long, so that what is read keeps the statement's places (`named`).
+_SINCE_READ = "in   "
+# A moment to read a statement's expressions at, for their places alone (`named`): where each is does not
+# depend on the moment it is read against.
+_ANY_MOMENT = datetime(2000, 1, 3, tzinfo=timezone.utc)
+# A time named by a year, a month, or months or years back ("in 2010", "since 2019", "in May", "two years ago"):
+# far enough back that a value of its key said since is later (timeline.py). Not "yesterday", "last week" or
+# "a few days ago": a husband spoken of this morning and "we divorced yesterday" are one husband.
+_FAR = re.compile(rf"{_YEAR}|\b(?:months?|years?)\s+ago\b|\b(?:in|since|during|of)\s+{_MONTH}(?![\w'-])",
+                  re.IGNORECASE)
+
+
+def named(statement: str) -> str | None:
+    """The words of the times a statement names ("last week" of "I moved to Paris last week."), in its
+    order and joined by commas; None when it names none. Kept with what was drawn from it (jobs.Candidate.
+    happened) and read when it is decided, against when it was said (`began`)."""
+    spans = sorted(_read(_SINCE.sub(_SINCE_READ, statement), _ANY_MOMENT, seasons=False)[1])
+    return ", ".join(statement[start:end] for start, end in spans) or None
+
+
+def began(words: str, said_at: datetime) -> list[Window]:
+    """The periods [start, end) a statement's times (`named`'s words) name, read against when it was said:
+    `windows`, a "since" read as "in"."""
+    return windows(_SINCE.sub(_SINCE_READ, words), said_at)
+
+
+def far(words: str) -> bool:
+    """Whether a statement's times (`named`'s words) are a year, a month, or months or years back (_FAR)."""
+    return bool(_FAR.search(words))
 
 
 def read(question: str, now: datetime) -> tuple[list[Window], str]:

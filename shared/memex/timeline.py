@@ -6,9 +6,14 @@ March value replaces it, it replaces the January one, and each carries a real va
 (from when it was said until the next value was). The current value's history lists every value
 the key ever had, whatever order they arrived in.
 
-An event said with its own time ("We got divorced back in 2010", said in 2026) stands in history at
-that time (`happened`): a partner named as current in 2025 was named after it, so the divorce was of
-an earlier spouse and goes in the history before them, ending nothing current.
+A fact said with its own time ("I moved to Paris last week") began to hold then, not when it was said
+(`Placement.holds_from`, the wire's `valid_from`): what it replaces held until then. It still stands in
+its key's history where it was said, so that of two values the later said is current ("I live in Berlin"
+said yesterday, then "I moved to Paris last week": Paris), and it never begins before a value it
+replaces began (two values never both held). A time far back ("We got divorced back in 2010", "I moved
+to Rome in 2015", said in 2026) places it in history at that time too (`placed`): a partner named as
+current in 2025 was named after it, so the divorce was of an earlier spouse and goes in the history
+before them, ending nothing current; a city said in 2024 stays current.
 
 Everything here runs under the user's lock (db/locks.py), after the judge has decided.
 """
@@ -37,20 +42,52 @@ class Placement:
     unlinks: list[tuple[str, str]] = field(default_factory=list)  # (newer, older) links the new one goes between
     already_known: str | None = None  # set when history already holds this value for that time
     continues: str | None = None  # the ended value whose chain a first value now continues
+    # when it began to hold, when its words say a time before it stands in history; what it replaces or
+    # ends stops then (`ends`)
+    holds_from: datetime | None = None
 
 
 def happened(candidate: Candidate, said_at: datetime) -> datetime:
-    """When the candidate stands in history: the end of the time its event was said to happen in
-    ("in 2010": 2011-01-01, the latest it can have been), when that is before it was said; else
-    when it was said. A time not over when said ("this year", "in the past month") changes nothing."""
+    """When the candidate began to hold: the end of the time its words say it happened in ("in 2010":
+    2011-01-01, the latest it can have been; "last week": the Monday of the week it was said in), when
+    that is before it was said; else when it was said. A time not over when said ("this year", "in the
+    past month") changes nothing."""
     if not candidate.happened:
         return said_at
-    ends = [end for _, end in time_phrases.windows(candidate.happened, said_at)]
+    ends = [end for _, end in time_phrases.began(candidate.happened, said_at)]
     return max(ends) if ends and max(ends) < said_at else said_at
 
 
+def placed(candidate: Candidate, said_at: datetime) -> datetime:
+    """Where the candidate stands in its key's history: when it was said, or, when its words name a time far
+    back (time_phrases.far: "in 2010", "two years ago"), when it began: a value of the key said after that
+    time is later, though said before it. A nearer time ("last week", "yesterday") says only when it began:
+    "I live in Berlin" said yesterday is not taken to be later than "I moved to Paris last week" said today."""
+    return happened(candidate, said_at) if candidate.happened and time_phrases.far(candidate.happened) else said_at
+
+
 def plan(conn: psycopg.Connection, tenant_id: str, user_id: str, decision: Decision, candidate: Candidate,
-         said_at: datetime, same_key_active: list[dict[str, Any]]) -> Placement:
+         said_at: datetime, same_key_active: list[dict[str, Any]], began: datetime) -> Placement:
+    """How the candidate's memory, standing in history at `said_at` (`placed`) and holding from `began`
+    (`happened`), joins history, given the judge's decision."""
+    placement = _placed(conn, tenant_id, user_id, decision, candidate, said_at, same_key_active)
+    if began >= said_at or placement.already_known or decision.action == "keep_old" or (
+            decision.action == "end" and not placement.ends):
+        return placement  # said as holding then, known, or about the past (which holds at no moment)
+    # never before what it replaces began: two values of a key never held at once
+    replaced = history_rows.began(conn, tenant_id, placement.replaces) if placement.replaces else None
+    holds_from = max(began, replaced) if replaced is not None else began
+    if holds_from >= said_at:
+        return placement
+    placement.holds_from = holds_from
+    placement.ends = {older: holds_from for older in placement.ends}
+    if decision.action == "end":  # "I left Stripe last week": the statement of its end holds at no moment
+        placement.valid_to = holds_from
+    return placement
+
+
+def _placed(conn: psycopg.Connection, tenant_id: str, user_id: str, decision: Decision, candidate: Candidate,
+            said_at: datetime, same_key_active: list[dict[str, Any]]) -> Placement:
     """How the candidate's memory, said at `said_at`, joins history, given the judge's decision."""
     value = candidate.value
     if decision.action == "coexist":

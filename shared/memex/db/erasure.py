@@ -291,7 +291,7 @@ def _close_chains(conn: psycopg.Connection, tenant_id: str, erased_ids: list[str
             history_rows.link(conn, tenant_id, newer, older)
         if successors:
             conn.execute(
-                """UPDATE memories SET valid_to = (SELECT min(valid_from) FROM memories
+                """UPDATE memories SET valid_to = (SELECT min(coalesce(holds_from, valid_from)) FROM memories
                                                    WHERE tenant_id = %s AND id = ANY(%s))
                    WHERE tenant_id = %s AND id = %s""",
                 (tenant_id, sorted(successors), tenant_id, older),

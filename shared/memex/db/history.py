@@ -34,11 +34,22 @@ def unlink(conn: psycopg.Connection, tenant_id: str, newer_id: str, older_id: st
 
 
 def end(conn: psycopg.Connection, tenant_id: str, memory_id: str, valid_to: datetime) -> None:
-    """The memory stops being current at `valid_to`."""
+    """The memory stops being current at `valid_to`, or when it began to hold if that is later: what ends
+    with a value that began before it was said ("I left Stripe last week." ends the role said with Stripe
+    three days ago) held at no moment, rather than until before it began."""
     conn.execute(
-        "UPDATE memories SET active = false, valid_to = %s WHERE tenant_id = %s AND id = %s",
+        """UPDATE memories SET active = false, valid_to = greatest(%s, coalesce(holds_from, valid_from))
+           WHERE tenant_id = %s AND id = %s""",
         (valid_to, tenant_id, memory_id),
     )
+
+
+def began(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> datetime | None:
+    """When the latest of these memories began to hold (None for none)."""
+    return conn.execute(
+        "SELECT max(coalesce(holds_from, valid_from)) AS began FROM memories WHERE tenant_id = %s AND id = ANY(%s)",
+        (tenant_id, ids),
+    ).fetchone()["began"]
 
 
 def held_with(conn: psycopg.Connection, tenant_id: str, ids: list[str], key: str) -> list[dict[str, Any]]:

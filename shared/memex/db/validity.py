@@ -1,7 +1,8 @@
 """Which memories a read counts as current: those that hold now (`active`), or, read as memory stood
-at a time (a search's or recall's `as_of`), those valid then. A memory holds from its `valid_from`
-until its `valid_to` ([valid_from, valid_to)), which what replaced or ended it wrote (timeline.py:
-the `valid_from` of what replaced it, the time an event happened when it said one), so a fact
+at a time (a search's or recall's `as_of`), those valid then. A memory holds from when it began to
+(`holds_from`, when its words said an earlier time than it stands in its history at: "I moved to Paris
+last week"; else its `valid_from`) until its `valid_to`, which what replaced or ended it wrote
+(timeline.py: when what replaced it began to hold, the time an event happened when it said one), so a fact
 superseded after that time held then, and one said after it did not exist yet. A statement about
 the past (`valid_from` = `valid_to`: "I used to be a nurse") never holds at a moment; an erased
 memory has no row left, so no time brings it back."""
@@ -13,7 +14,8 @@ def held(alias: str, at: str | None) -> str:
     """SQL: the memory `alias` held at the named parameter `at`, or, for None, holds now."""
     if at is None:
         return f"{alias}.active"
-    return f"({alias}.valid_from <= %({at})s AND ({alias}.valid_to IS NULL OR %({at})s < {alias}.valid_to))"
+    return (f"(coalesce({alias}.holds_from, {alias}.valid_from) <= %({at})s"
+            f" AND ({alias}.valid_to IS NULL OR %({at})s < {alias}.valid_to))")
 
 
 def ended(alias: str, at: str | None) -> str:

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from memex import time_phrases
 from memex.extraction.offline.values import Fields, a_name
 from memex.jobs import Candidate, subject_key
 
@@ -53,7 +54,8 @@ def candidate_of(rule: Rule, fields: Fields, message_id: str, quote: str, subjec
         historical=rule.historical,
         ends_only=rule.ends_only,
         only_replacing=fields["old"] if rule.only_replacing else None,
-        happened=fields.get("happened"),
+        # when it happened, said in its clause (a parting's "in 2010"), else the times its sentence names
+        happened=fields.get("happened") or time_phrases.named(quote),
     )
 
 

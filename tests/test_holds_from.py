@@ -1,0 +1,104 @@
+"""A fact's own time: "I moved to Paris last week." holds from the end of last week, read against when it
+was said, not from when it was said (timeline.py, migration 0055; README "Times"). Its key's history still
+puts the later-said value last, and a value said later but dated far back goes before the current one."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from memex import pipeline, time_phrases
+from memex.jobs import SupersessionJob
+
+# A Wednesday: "last week" is Monday 2 to Sunday 8 March, over on Monday 9 March. (The LLM path's test is in
+# test_pipeline_llm.py, beside its fixtures.)
+SAID = "2026-03-11T10:00:00Z"
+LAST_WEEK_OVER = "2026-03-09T00:00:00Z"
+
+
+def _everything(tenant, key: str) -> list[dict]:
+    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true", "limit": 500})
+    return sorted((m for m in listed.json()["memories"] if m["key"] == key), key=lambda m: m["created_at"])
+
+
+def _cities(tenant, as_of: str) -> list[str]:
+    return [r["value"] for r in tenant.search("where does the user live? Berlin Paris Rome", top_k=20, as_of=as_of)
+            if r["key"] == "city"]
+
+
+def test_i_moved_to_paris_last_week_holds_from_last_week_and_ends_berlin_then(ctx, tenant, runtime):
+    """The README's example: asked as of a day between last week and when it was said, the user lived in
+    Paris; Berlin held until then. A redelivery and a re-extraction of the turn give the same times."""
+    tenant.turn("I live in Berlin.", timestamp="2026-02-01T09:00:00Z")
+    moved = tenant.turn("I moved to Paris last week.", timestamp=SAID, session="s2")
+    berlin, paris = _everything(tenant, "city")
+    assert (berlin["value"], berlin["active"], paris["value"], paris["active"]) == ("Berlin", False, "Paris", True)
+    assert paris["valid_from"] == LAST_WEEK_OVER and berlin["valid_to"] == LAST_WEEK_OVER, (berlin, paris)
+    assert _cities(tenant, "2026-03-10T12:00:00Z") == ["Paris"]
+    assert _cities(tenant, "2026-03-05T12:00:00Z") == ["Berlin"]
+    history = tenant.get(f"/v1/memories/{paris['id']}/history").json()["history"]
+    assert [(m["value"], m["valid_from"], m["valid_to"]) for m in history] == [
+        ("Berlin", "2026-02-01T09:00:00Z", LAST_WEEK_OVER), ("Paris", LAST_WEEK_OVER, None)]
+    ctx.publisher.publish_supersession(SupersessionJob(tenant.id, tenant.user, moved.json()["turn_id"], resend=99))
+    runtime.drain()
+    for follow_up in pipeline.extract_many(ctx, tenant.id, [moved.json()["turn_id"]], again=True):
+        pipeline.resolve(ctx, follow_up)
+    assert _everything(tenant, "city") == [berlin, paris]
+
+
+def test_a_value_said_after_a_recent_one_is_current_and_begins_no_earlier_than_it(tenant):
+    """"I live in Berlin." said on Tuesday, then "I moved to Paris last week." on Wednesday: the later said
+    is current. Paris cannot have begun before the Berlin it replaces was said (two cities never held at
+    once): it holds from then, and Berlin held at no moment."""
+    tenant.turn("I live in Berlin.", timestamp="2026-03-10T09:00:00Z")
+    tenant.turn("I moved to Paris last week.", timestamp=SAID, session="s2")
+    berlin, paris = _everything(tenant, "city")
+    assert (berlin["active"], paris["active"]) == (False, True)
+    assert paris["valid_from"] == berlin["valid_to"] == berlin["valid_from"] == "2026-03-10T09:00:00Z"
+    assert _cities(tenant, "2026-03-10T12:00:00Z") == ["Paris"]
+
+
+@pytest.mark.parametrize("said", ["I moved to Rome in 2015.", "I lived in Rome from 2015 to 2018."])
+def test_a_value_said_later_but_dated_before_the_current_one_leaves_it_current(tenant, said):
+    """A production memory does not let a story of the past take the present back: "I moved to Rome in 2015."
+    said after "I live in Paris." (said in 2024) goes in the city's history at its own time, before Paris,
+    which stays current; "I lived in Rome from 2015 to 2018." is a statement about the past."""
+    tenant.turn("I live in Paris.", timestamp="2024-01-10T09:00:00Z")
+    tenant.turn(said, timestamp="2024-03-01T09:00:00Z", session="s2")
+    cities = {m["value"]: m for m in _everything(tenant, "city")}
+    assert [v for v, m in cities.items() if m["active"]] == ["Paris"]
+    assert cities["Rome"]["valid_to"] <= cities["Paris"]["valid_from"] == "2024-01-10T09:00:00Z", cities
+    assert _cities(tenant, "2024-02-01T00:00:00Z") == ["Paris"]
+    if said.startswith("I moved"):
+        assert cities["Rome"]["valid_from"] == "2016-01-01T00:00:00Z"
+        assert _cities(tenant, "2017-01-01T00:00:00Z") == ["Rome"]
+
+
+def test_leaving_last_week_ends_the_job_and_its_title_then(tenant):
+    tenant.turn("I work at Stripe as an engineer.", timestamp="2026-01-05T09:00:00Z")
+    tenant.turn("I left Stripe last week.", timestamp=SAID, session="s2")
+    [stripe, *_] = _everything(tenant, "employer")
+    [role, *_] = _everything(tenant, "role")
+    assert (stripe["active"], stripe["valid_to"], role["active"], role["valid_to"]) == (
+        False, LAST_WEEK_OVER, False, LAST_WEEK_OVER)
+    employers = [r["value"] for r in tenant.search("where does the user work? Stripe", top_k=20,
+                                                   as_of="2026-03-10T00:00:00Z") if r["key"] == "employer"]
+    assert employers == []
+
+
+@pytest.mark.parametrize("said, words, holds_from", [
+    ("I moved to Paris last week.", "last week", "2026-03-09T00:00:00+00:00"),
+    ("I've lived here since 2019.", "since 2019", "2020-01-01T00:00:00+00:00"),
+    ("I adopted a cat yesterday.", "yesterday", "2026-03-11T06:00:00+00:00"),
+    ("We moved in on 3 March.", "3 March", "2026-03-05T00:00:00+00:00"),  # a day's period is a day either side
+    ("I started at Notion two years ago.", "two years ago", "2024-09-09T10:00:00+00:00"),  # give or take a quarter
+    ("I live in Paris.", None, "2026-03-11T10:00:00+00:00"),
+])
+def test_a_statements_own_time_is_read_against_when_it_was_said(said, words, holds_from):
+    from memex import timeline
+    from memex.jobs import Candidate
+
+    assert time_phrases.named(said) == words
+    candidate = Candidate("fact", "city", "Paris", "The user lives in Paris.", 0.8, 0.7, "m1", happened=words)
+    assert timeline.happened(candidate, datetime(2026, 3, 11, 10, tzinfo=timezone.utc)).isoformat() == holds_from
