@@ -734,26 +734,30 @@ def test_a_job_remembered_in_passing_leaves_retired_and_the_job_of_now(tenant):
     assert [(m["value"], m["active"]) for m in _everything(tenant, "role")] == [("pharmacist", True)]
 
 
-@pytest.mark.parametrize("happened, stands_at", [
-    ("back in 2010", "2011-01-01T00:00:00+00:00"),
-    ("in May", "2025-06-01T00:00:00+00:00"),  # the latest May before it was said
-    ("two years ago", "2024-09-03T09:00:00+00:00"),  # give or take a quarter (time_phrases.windows)
-    ("in March", "2026-03-05T09:00:00+00:00"),  # this March, not over when said: when it was said
-    ("last year", "2026-01-01T00:00:00+00:00"),  # the calendar year before, as "in 2025"
-    ("this year", "2026-03-05T09:00:00+00:00"),  # not over when said
-    ("last summer", "2026-03-05T09:00:00+00:00"),  # a season is a question's period only (time_phrases.py)
-    (None, "2026-03-05T09:00:00+00:00"),
+SAID_AT = "2026-03-05T09:00:00+00:00"
+
+
+@pytest.mark.parametrize("happened, stands_at, began", [
+    ("back in 2010", "2011-01-01T00:00:00+00:00", "2011-01-01T00:00:00+00:00"),
+    ("in May", "2025-06-01T00:00:00+00:00", "2025-06-01T00:00:00+00:00"),  # the latest May before it was said
+    ("two years ago", "2024-03-05T00:00:00+00:00", "2024-03-05T00:00:00+00:00"),  # that day (time_phrases.began)
+    ("in March", SAID_AT, SAID_AT),  # this March, not over when said: when it was said
+    ("last year", SAID_AT, "2026-01-01T00:00:00+00:00"),  # the calendar year before: it dates the event only
+    ("this year", SAID_AT, SAID_AT),  # not over when said
+    ("last summer", SAID_AT, SAID_AT),  # a season is a question's period only (time_phrases.py)
+    (None, SAID_AT, SAID_AT),
 ])
-def test_an_event_stands_in_history_at_the_end_of_its_own_time_when_that_is_past(happened, stands_at):
+def test_an_event_stands_in_history_at_the_end_of_its_own_time_when_that_is_far_back(happened, stands_at, began):
+    """Where an event stands in its key's history, and when it began (timeline.times): a time named by a
+    year, a month or years back places it there; a nearer one dates it only."""
     from datetime import datetime
 
     from memex import timeline
     from memex.jobs import Candidate
 
-    said_at = datetime.fromisoformat("2026-03-05T09:00:00+00:00")
     candidate = Candidate("event", "relationship_status", "divorced", "The user is divorced.", 0.7, 0.7, "m1",
                           happened=happened)
-    assert timeline.happened(candidate, said_at).isoformat() == stands_at
+    assert [t.isoformat() for t in timeline.times(candidate, datetime.fromisoformat(SAID_AT))] == [stands_at, began]
 
 
 _KEYS = ["employer", "role", "employment_status", "city", "allergy", "diet", "partner", "pet", "phone", "hobby"]

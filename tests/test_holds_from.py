@@ -4,7 +4,7 @@ puts the later-said value last, and a value said later but dated far back goes b
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -47,16 +47,83 @@ def test_i_moved_to_paris_last_week_holds_from_last_week_and_ends_berlin_then(ct
     assert _everything(tenant, "city") == [berlin, paris]
 
 
-def test_a_value_said_after_a_recent_one_is_current_and_begins_no_earlier_than_it(tenant):
+def test_a_value_said_after_a_recent_one_is_current_and_its_earlier_time_does_not_erase_it(tenant):
     """"I live in Berlin." said on Tuesday, then "I moved to Paris last week." on Wednesday: the later said
-    is current. Paris cannot have begun before the Berlin it replaces was said (two cities never held at
-    once): it holds from then, and Berlin held at no moment."""
+    is current. Its words' time is before Berlin was said as holding: Berlin keeps the time it held (two
+    cities never held at once), and Paris holds from when it was said."""
     tenant.turn("I live in Berlin.", timestamp="2026-03-10T09:00:00Z")
     tenant.turn("I moved to Paris last week.", timestamp=SAID, session="s2")
     berlin, paris = _everything(tenant, "city")
     assert (berlin["active"], paris["active"]) == (False, True)
-    assert paris["valid_from"] == berlin["valid_to"] == berlin["valid_from"] == "2026-03-10T09:00:00Z"
-    assert _cities(tenant, "2026-03-10T12:00:00Z") == ["Paris"]
+    assert (berlin["valid_from"], berlin["valid_to"], paris["valid_from"]) == ("2026-03-10T09:00:00Z", SAID, SAID)
+    assert _cities(tenant, "2026-03-10T12:00:00Z") == ["Berlin"]
+
+
+def test_a_value_said_before_one_dated_earlier_but_arriving_after_it_is_not_current(tenant):
+    """"I live in Lyon." said on 10 March arrives after "I moved to Paris last week." said on 11 March: Paris,
+    said later, stays current. Lyon goes between Berlin and Paris, holding from when it was said until Paris
+    was, and Paris, whose words went back past Lyon, holds from when it was said."""
+    tenant.turn("I live in Berlin.", timestamp="2026-02-01T09:00:00Z")
+    tenant.turn("I moved to Paris last week.", timestamp=SAID, session="s2")
+    tenant.turn("I live in Lyon.", timestamp="2026-03-10T09:00:00Z", session="s3")
+    cities = {m["value"]: m for m in _everything(tenant, "city")}
+    assert [v for v, m in cities.items() if m["active"]] == ["Paris"]
+    assert (cities["Berlin"]["valid_to"], cities["Lyon"]["valid_from"]) == ("2026-03-10T09:00:00Z",) * 2
+    assert (cities["Lyon"]["valid_to"], cities["Paris"]["valid_from"]) == (SAID, SAID)
+    assert _cities(tenant, "2026-03-10T12:00:00Z") == ["Lyon"]
+    assert _cities(tenant, "2026-03-09T12:00:00Z") == ["Berlin"]
+    history = tenant.get(f"/v1/memories/{cities['Paris']['id']}/history").json()["history"]
+    assert [m["value"] for m in history] == ["Berlin", "Lyon", "Paris"]
+
+
+def test_a_period_asked_with_a_filter_reads_what_was_said_in_it(tenant):
+    """A question that asks only what was said in a period, with a filter (retrieval/period.py): a fact
+    said in it that began before it is found by when it was said."""
+    tenant.turn("I live in Berlin.", timestamp="2026-02-01T09:00:00Z")
+    tenant.turn("I moved to Paris last week.", timestamp=SAID, session="s2")
+    answer = tenant.post("/v1/search", {"user_id": tenant.user, "query": "what did I tell you today?",
+                                        "reference_time": "2026-03-11T18:00:00Z",
+                                        "filters": {"memory_type": "semantic"}})
+    assert answer.status_code == 200, answer.text
+    [paris] = answer.json()["results"]
+    assert (paris["value"], paris["valid_from"]) == ("Paris", LAST_WEEK_OVER)
+    assert paris["score_parts"]["said_within"] == "2026-03-11T00:00:00Z/2026-03-12T00:00:00Z"
+
+
+def test_a_time_said_in_another_clause_is_not_the_facts_own(tenant):
+    """"I live in Paris and I have been vegan since 2019.": 2019 is when the diet began, not the city."""
+    tenant.turn("I live in Berlin.", timestamp="2026-02-01T09:00:00Z")
+    tenant.turn("I live in Paris and I have been vegan since 2019.", timestamp=SAID, session="s2")
+    berlin, paris = _everything(tenant, "city")
+    assert (paris["value"], paris["active"], paris["valid_from"], berlin["valid_to"]) == ("Paris", True, SAID, SAID)
+    [vegan] = _everything(tenant, "dietary_restriction")
+    assert (vegan["value"], vegan["valid_from"]) == ("vegan", "2019-01-01T00:00:00Z")
+
+
+@pytest.mark.parametrize("said, key, value", [
+    ("I'm moving to Lisbon in May.", "plan", "moving to Lisbon in May"),
+    ("I'm starting at Google in May.", "next_job", "starting at Google in May"),
+])
+def test_a_time_to_come_is_never_a_facts_own(tenant, said, key, value):
+    """A plan's or a job to come's time is when it is to happen, not when the plan began (read as last
+    May, it held from last June)."""
+    tenant.turn("I'm planning a trip to Japan.", timestamp="2026-03-01T09:00:00Z")
+    tenant.turn("I'm starting at Stripe next month.", timestamp="2026-03-01T09:00:00Z", session="s1b")
+    tenant.turn(said, timestamp=SAID, session="s2")
+    [fact] = [m for m in _everything(tenant, key) if m["value"] == value]
+    assert (fact["active"], fact["valid_from"]) == (True, SAID)
+    if key == "next_job":
+        [stripe] = [m for m in _everything(tenant, key) if m["value"] != value]
+        assert (stripe["active"], stripe["valid_to"]) == (False, SAID)
+
+
+def test_a_day_soon_to_come_is_not_last_years(tenant):
+    """"I moved to Paris on 12 March." said on 11 March: not 12 March of last year, before Berlin was said."""
+    tenant.turn("I live in Berlin.", timestamp="2026-02-01T09:00:00Z")
+    tenant.turn("I moved to Paris on 12 March.", timestamp=SAID, session="s2")
+    berlin, paris = _everything(tenant, "city")
+    assert (paris["active"], paris["valid_from"], berlin["valid_to"]) == (True, SAID, SAID)
+    assert _cities(tenant, "2026-02-15T00:00:00Z") == ["Berlin"]
 
 
 @pytest.mark.parametrize("said", ["I moved to Rome in 2015.", "I lived in Rome from 2015 to 2018."])
@@ -88,17 +155,32 @@ def test_leaving_last_week_ends_the_job_and_its_title_then(tenant):
 
 
 @pytest.mark.parametrize("said, words, holds_from", [
-    ("I moved to Paris last week.", "last week", "2026-03-09T00:00:00+00:00"),
-    ("I've lived here since 2019.", "since 2019", "2020-01-01T00:00:00+00:00"),
-    ("I adopted a cat yesterday.", "yesterday", "2026-03-11T06:00:00+00:00"),
-    ("We moved in on 3 March.", "3 March", "2026-03-05T00:00:00+00:00"),  # a day's period is a day either side
-    ("I started at Notion two years ago.", "two years ago", "2024-09-09T10:00:00+00:00"),  # give or take a quarter
+    ("I moved to Paris last week.", "last week", "2026-03-09T00:00:00+00:00"),  # a week: from its end
+    ("I moved to Paris since last week.", "since last week", "2026-03-02T00:00:00+00:00"),
+    ("I've lived here since 2019.", "since 2019", "2019-01-01T00:00:00+00:00"),
+    ("I've been vegan since May.", "since May", "2025-05-01T00:00:00+00:00"),
+    ("I moved in in 2019.", "in 2019", "2020-01-01T00:00:00+00:00"),
+    ("I adopted a cat yesterday.", "yesterday", "2026-03-10T00:00:00+00:00"),  # a day: from its start
+    ("I adopted a cat 3 days ago.", "3 days ago", "2026-03-08T00:00:00+00:00"),
+    ("We moved in on 3 March.", "3 March", "2026-03-03T00:00:00+00:00"),  # no day either side, as a question's
+    ("I started at Notion two years ago.", "two years ago", "2024-03-11T00:00:00+00:00"),
+    ("I moved to Paris on 12 March.", "12 March", "2026-03-11T10:00:00+00:00"),  # soon to come: no time
+    ("We split up in April.", "in April", "2026-03-11T10:00:00+00:00"),
+    ("We split up in December.", "in December", "2026-01-01T00:00:00+00:00"),  # last December
+    ("I live in Paris this year.", "this year", "2026-03-11T10:00:00+00:00"),  # not over
     ("I live in Paris.", None, "2026-03-11T10:00:00+00:00"),
 ])
-def test_a_statements_own_time_is_read_against_when_it_was_said(said, words, holds_from):
+def test_a_statements_own_time_is_read_as_said_against_when_it_was_said(said, words, holds_from):
     from memex import timeline
     from memex.jobs import Candidate
 
     assert time_phrases.named(said) == words
     candidate = Candidate("fact", "city", "Paris", "The user lives in Paris.", 0.8, 0.7, "m1", happened=words)
-    assert timeline.happened(candidate, datetime(2026, 3, 11, 10, tzinfo=timezone.utc)).isoformat() == holds_from
+    assert timeline.times(candidate, datetime(2026, 3, 11, 10, tzinfo=timezone.utc))[1].isoformat() == holds_from
+
+
+def test_a_statements_day_is_the_users_day():
+    """Read in the offset it was said in: "yesterday", said at 08:00 in Tokyo on 11 March, is 10 March there."""
+    tokyo = timezone(timedelta(hours=9))
+    assert time_phrases.began("yesterday", datetime(2026, 3, 11, 8, tzinfo=tokyo)) == (
+        datetime(2026, 3, 10, tzinfo=tokyo), False)

@@ -800,8 +800,8 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
         return False
     # A time the statement gives ("we broke up in May") is read in the user's days; one said without
     # any needs no read of the user's zone.
-    said = user_zone.said_at(conn, turn) if candidate.happened else turn["occurred_at"]
-    said_at, began = timeline.placed(candidate, said), timeline.happened(candidate, said)
+    said_at, began = timeline.times(candidate, _said_in_zone(conn, turn) if candidate.happened
+                                    else turn["occurred_at"])
     same_key = [m for m in related if m["key"] == candidate.key]
     later = [m for m in same_key if timeline.said_after(m, said_at)]
     if decision.action == "keep_old" and not candidate.historical and later:
@@ -858,6 +858,14 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
     return inserted is not None
 
 
+def _said_in_zone(conn, turn: dict[str, Any]) -> datetime:
+    """When the turn was said, in the user's days (user_zone.said_at): read once for the turn, whichever of
+    its candidates name a time of their own (a turn sent without an offset reads the user's latest)."""
+    if "said_in_zone" not in turn:
+        turn["said_in_zone"] = user_zone.said_at(conn, turn)
+    return turn["said_in_zone"]
+
+
 def _read_with(candidate: Candidate) -> dict[str, str]:
     return {"extractor": candidate.extractor} if candidate.extractor else {}
 
@@ -891,14 +899,15 @@ def _end_what_ended_with(conn, ctx: Context, turn: dict[str, Any], said_at: date
                 ended.append((fact, about_former_partner(whose, partner, said, fact["value"]),
                               partner_ended_reason(fact, partner, candidate, decision.action)))
     if ended:
-        _write_ended(conn, ctx, turn, said_at, placement.holds_from or said_at, candidate, memory_id, ended,
-                     embed_here)
+        _write_ended(conn, ctx, turn, said_at, placement.holds_from, candidate, memory_id, ended, embed_here)
 
 
-def _write_ended(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, ended_at: datetime, candidate: Candidate,
-                 memory_id: str, ended: list[tuple[dict[str, Any], str, str]], embed_here: bool) -> None:
+def _write_ended(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, holds_from: datetime | None,
+                 candidate: Candidate, memory_id: str, ended: list[tuple[dict[str, Any], str, str]],
+                 embed_here: bool) -> None:
     """The statements of what ended with the memory (said at `said_at`), each ending its fact when the value
-    it was said with did (`ended_at`)."""
+    it was said with did: when the memory began to hold (`holds_from`), else when it was said."""
+    ended_at = holds_from or said_at
     tenant_id = turn["tenant_id"]
     texts = {fact["id"]: embedded_text.of(content, memory_type="semantic", subject=candidate.subject)
              for fact, content, _ in ended}
@@ -910,8 +919,8 @@ def _write_ended(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, en
             "memory_type": "semantic", "subject": candidate.subject, "type": "fact", "key": fact["key"],
             "value": fact["value"], "content": content, "importance": ENDED_IMPORTANCE,
             "confidence": min(float(fact["confidence"]), candidate.confidence), "embedding": vectors[texts[fact["id"]]],
-            "active": False, "valid_from": said_at, "holds_from": ended_at if ended_at < said_at else None,
-            "valid_to": ended_at, "source_turn_id": turn["id"],
+            "active": False, "valid_from": said_at, "holds_from": holds_from, "valid_to": ended_at,
+            "source_turn_id": turn["id"],
             "source_message_id": candidate.source_message_id, "dedupe_key": f"ended:{turn['id']}:{fact['id']}",
             "metadata": {"decision": "end", "reason": reason, "judge": ctx.judge.name, "raw_quote": candidate.raw_quote,
                          "subject": candidate.subject, **_read_with(candidate), "historical": True, "ended_by": memory_id},

@@ -7,19 +7,23 @@ March value replaces it, it replaces the January one, and each carries a real va
 the key ever had, whatever order they arrived in.
 
 A fact said with its own time ("I moved to Paris last week") began to hold then, not when it was said
-(`Placement.holds_from`, the wire's `valid_from`): what it replaces held until then. It still stands in
-its key's history where it was said, so that of two values the later said is current ("I live in Berlin"
-said yesterday, then "I moved to Paris last week": Paris), and it never begins before a value it
-replaces began (two values never both held). A time far back ("We got divorced back in 2010", "I moved
-to Rome in 2015", said in 2026) places it in history at that time too (`placed`): a partner named as
-current in 2025 was named after it, so the divorce was of an earlier spouse and goes in the history
-before them, ending nothing current; a city said in 2024 stays current.
+(`Placement.holds_from`, the answers' `valid_from`): what it replaces held until then. It still stands in
+its key's history where it was said (`valid_from`), so that of two values the later said is current, and
+a value said before it that its words' time goes back past keeps the time it was said to hold ("I live
+in Berlin" said yesterday, then "I moved to Paris last week": Paris, from when it was said; the same
+when "I live in Lyon", said yesterday, arrives after Paris): two values of a key never held at once. A
+time far back (a year, a month, months or years ago: "We got divorced back in 2010", "I moved to Rome in
+2015", said in 2026) places it in history at that time too (`times`): a partner named as current in 2025
+was named after it, so the divorce was of an earlier spouse and goes in the history before them, ending
+nothing current; a city said in 2024 stays current. A plan's time, or a birthday's, is not when the fact
+began.
 
 Everything here runs under the user's lock (db/locks.py), after the judge has decided.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -28,6 +32,7 @@ import psycopg
 
 from memex import time_phrases
 from memex.db import history as history_rows
+from memex.db import validity
 from memex.jobs import Candidate
 from memex.supersession import Decision, holds_several, same_value
 
@@ -45,44 +50,47 @@ class Placement:
     # when it began to hold, when its words say a time before it stands in history; what it replaces or
     # ends stops then (`ends`)
     holds_from: datetime | None = None
+    after: datetime | None = None  # when the latest value it replaces or follows began to hold
+    # later values whose own time went back past when it was said: they hold from when they were said
+    said_as_held: list[str] = field(default_factory=list)
 
 
-def happened(candidate: Candidate, said_at: datetime) -> datetime:
-    """When the candidate began to hold: the end of the time its words say it happened in ("in 2010":
-    2011-01-01, the latest it can have been; "last week": the Monday of the week it was said in), when
-    that is before it was said; else when it was said. A time not over when said ("this year", "in the
-    past month") changes nothing."""
-    if not candidate.happened:
-        return said_at
-    ends = [end for _, end in time_phrases.began(candidate.happened, said_at)]
-    return max(ends) if ends and max(ends) < said_at else said_at
+# Families whose times are not when the fact began: a plan's or a job to come's are to come ("I'm moving to
+# Lisbon in May."), a birthday's, an anniversary's or an appointment's are its value.
+_TIMES_NOT_ITS_OWN = re.compile(r"plan|next_job|birthday|anniversary|event_\w+_appointment")
 
 
-def placed(candidate: Candidate, said_at: datetime) -> datetime:
-    """Where the candidate stands in its key's history: when it was said, or, when its words name a time far
-    back (time_phrases.far: "in 2010", "two years ago"), when it began: a value of the key said after that
-    time is later, though said before it. A nearer time ("last week", "yesterday") says only when it began:
-    "I live in Berlin" said yesterday is not taken to be later than "I moved to Paris last week" said today."""
-    return happened(candidate, said_at) if candidate.happened and time_phrases.far(candidate.happened) else said_at
+def times(candidate: Candidate, said_at: datetime) -> tuple[datetime, datetime]:
+    """Where the candidate stands in its key's history, and when it began to hold: when it was said, or
+    when its words say it began (time_phrases.began: "I moved to Paris last week": the Monday of the week
+    it was said in), when that is before. A time named by a year, a month or months or years back ("in
+    2010", "two years ago") places it there too: a value of its key said since is later. A nearer one
+    ("yesterday", "last week", "last year") dates it only: a husband spoken of this morning and "we
+    divorced yesterday" are one husband."""
+    if not candidate.happened or _TIMES_NOT_ITS_OWN.fullmatch(candidate.base_key):
+        return said_at, said_at
+    began, far = time_phrases.began(candidate.happened, said_at)
+    if began is None:
+        return said_at, said_at
+    return (began if far else said_at), began
 
 
 def plan(conn: psycopg.Connection, tenant_id: str, user_id: str, decision: Decision, candidate: Candidate,
          said_at: datetime, same_key_active: list[dict[str, Any]], began: datetime) -> Placement:
-    """How the candidate's memory, standing in history at `said_at` (`placed`) and holding from `began`
-    (`happened`), joins history, given the judge's decision."""
+    """How the candidate's memory, standing in history at `said_at` and holding from `began` (`times`),
+    joins history, given the judge's decision."""
     placement = _placed(conn, tenant_id, user_id, decision, candidate, said_at, same_key_active)
     if began >= said_at or placement.already_known or decision.action == "keep_old" or (
             decision.action == "end" and not placement.ends):
         return placement  # said as holding then, known, or about the past (which holds at no moment)
-    # never before what it replaces began: two values of a key never held at once
-    replaced = history_rows.began(conn, tenant_id, placement.replaces) if placement.replaces else None
-    holds_from = max(began, replaced) if replaced is not None else began
-    if holds_from >= said_at:
+    if placement.after is not None and began < placement.after:
+        # before what it replaces began: that value was said as holding then, which its words' time does not
+        # take back (two values of a key never held at once); it holds from when it was said
         return placement
-    placement.holds_from = holds_from
-    placement.ends = {older: holds_from for older in placement.ends}
+    placement.holds_from = began
+    placement.ends = {older: began for older in placement.ends}
     if decision.action == "end":  # "I left Stripe last week": the statement of its end holds at no moment
-        placement.valid_to = holds_from
+        placement.valid_to = began
     return placement
 
 
@@ -99,8 +107,7 @@ def _placed(conn: psycopg.Connection, tenant_id: str, user_id: str, decision: De
     placement = Placement(current=True)
     for replaced in decision.replaces:
         if not said_after(replaced, said_at):
-            placement.replaces.append(replaced["id"])
-            placement.ends[replaced["id"]] = said_at
+            _replaces(placement, replaced, said_at)
             continue
         # Said before the value it would replace: it goes in that value's history, at its time.
         later, earlier = _gap(conn, tenant_id, replaced, said_at)
@@ -108,13 +115,24 @@ def _placed(conn: psycopg.Connection, tenant_id: str, user_id: str, decision: De
             return Placement(current=False, already_known=f"{value!r} is already in the history for that time")
         placement.current = False
         placement.replaced_by.append(later["id"])
-        valid_from = _time(later["valid_from"])
-        placement.valid_to = valid_from if placement.valid_to is None else min(placement.valid_to, valid_from)
+        ends = _time(validity.began_at(later))
+        if ends < said_at:
+            # "I moved to Paris last week." said after this, dated before it: Paris held from when it was said
+            placement.said_as_held.append(later["id"])
+            ends = _time(later["valid_from"])
+        placement.valid_to = ends if placement.valid_to is None else min(placement.valid_to, ends)
         for previous in earlier:
             placement.unlinks.append((later["id"], previous["id"]))
-            placement.replaces.append(previous["id"])
-            placement.ends[previous["id"]] = said_at
+            _replaces(placement, previous, said_at)
     return placement
+
+
+def _replaces(placement: Placement, older: dict[str, Any], said_at: datetime) -> None:
+    """The memory replaces `older` (said before it), which ends when it is said."""
+    placement.replaces.append(older["id"])
+    placement.ends[older["id"]] = said_at
+    began = _time(validity.began_at(older))
+    placement.after = began if placement.after is None else max(placement.after, began)
 
 
 def apply(conn: psycopg.Connection, tenant_id: str, memory_id: str, placement: Placement) -> None:
@@ -126,13 +144,16 @@ def apply(conn: psycopg.Connection, tenant_id: str, memory_id: str, placement: P
         history_rows.link(conn, tenant_id, newer, memory_id)
     for older, valid_to in placement.ends.items():
         history_rows.end(conn, tenant_id, older, valid_to)
+    for newer in placement.said_as_held:
+        history_rows.held_from_said(conn, tenant_id, newer)
 
 
 def _gap(conn: psycopg.Connection, tenant_id: str, newest: dict[str, Any], said_at: datetime
          ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Walk back from `newest` to the earliest memory stated after `said_at`; return it and its
     predecessors stated at or before `said_at` (the links the new memory goes between)."""
-    later = {"id": newest["id"], "value": newest["value"], "valid_from": _time(newest["valid_from"])}
+    later = {"id": newest["id"], "value": newest["value"], "valid_from": _time(newest["valid_from"]),
+             "holds_from": newest["holds_from"]}
     while True:
         before = history_rows.predecessors(conn, tenant_id, later["id"])
         newer = [p for p in before if p["valid_from"] > said_at]
@@ -152,7 +173,7 @@ def _after_end(conn: psycopg.Connection, tenant_id: str, user_id: str, candidate
     ended = history_rows.ended_head(conn, tenant_id, user_id, candidate.subject, candidate.key, said_at)
     if ended is None:
         return Placement(current=True)
-    return Placement(current=True, replaces=[ended["id"]], continues=ended["value"])
+    return Placement(current=True, replaces=[ended["id"]], continues=ended["value"], after=ended["valid_to"])
 
 
 def _past(conn: psycopg.Connection, tenant_id: str, value: str, said_at: datetime,
@@ -177,8 +198,10 @@ def _end(conn: psycopg.Connection, tenant_id: str, decision: Decision, value: st
     ended = [m for m in decision.replaces if not said_after(m, said_at)]
     if not ended:
         return _past(conn, tenant_id, value, said_at, same_key_active)
-    return Placement(current=False, valid_to=said_at, replaces=[m["id"] for m in ended],
-                     ends={m["id"]: said_at for m in ended})
+    placement = Placement(current=False, valid_to=said_at)
+    for older in ended:
+        _replaces(placement, older, said_at)
+    return placement
 
 
 # How far back a value is looked for before the whole history is read: a value said again was

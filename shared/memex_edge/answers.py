@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from memex.db import validity
 from memex.models import MemoryType
 
 # Times leave the domain as RFC 3339 strings in UTC with Z already (memex.models.wire_time);
@@ -64,7 +65,8 @@ class Memory(_Answer):
     importance: float
     confidence: float
     active: bool = Field(description="False once superseded")
-    valid_from: Time
+    valid_from: Time = Field(description="When it began to hold: when it was said, or the earlier time its words "
+                                         "said (\"I moved to Paris last week.\")")
     valid_to: Optional[Time]
     supersedes: Optional[str] = Field(description="The latest memory this one replaced")
     created_at: Time
@@ -72,6 +74,17 @@ class Memory(_Answer):
                                      "who said it")
     metadata: dict[str, Any]
     sources: list[Source]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _holding_from(cls, memory: Any) -> Any:
+        """The domain's memory is dated when it was said (`valid_from`, by which a key's history is ordered),
+        with `holds_from` when its words said an earlier time it began: the answer's `valid_from` is when it
+        began to hold, as `as_of` reads it (db/validity.py)."""
+        if not isinstance(memory, dict) or "holds_from" not in memory:
+            return memory
+        answer = {name: value for name, value in memory.items() if name != "holds_from"}
+        return {**answer, "valid_from": validity.began_at(memory)}
 
 
 class ScoreParts(_Answer):

@@ -38,18 +38,15 @@ def end(conn: psycopg.Connection, tenant_id: str, memory_id: str, valid_to: date
     with a value that began before it was said ("I left Stripe last week." ends the role said with Stripe
     three days ago) held at no moment, rather than until before it began."""
     conn.execute(
-        """UPDATE memories SET active = false, valid_to = greatest(%s, coalesce(holds_from, valid_from))
-           WHERE tenant_id = %s AND id = %s""",
+        f"""UPDATE memories SET active = false, valid_to = greatest(%s, {validity.began("memories")})
+            WHERE tenant_id = %s AND id = %s""",
         (valid_to, tenant_id, memory_id),
     )
 
 
-def began(conn: psycopg.Connection, tenant_id: str, ids: list[str]) -> datetime | None:
-    """When the latest of these memories began to hold (None for none)."""
-    return conn.execute(
-        "SELECT max(coalesce(holds_from, valid_from)) AS began FROM memories WHERE tenant_id = %s AND id = ANY(%s)",
-        (tenant_id, ids),
-    ).fetchone()["began"]
+def held_from_said(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> None:
+    """The memory holds from when it was said, not from the earlier time its words said (timeline.py)."""
+    conn.execute("UPDATE memories SET holds_from = NULL WHERE tenant_id = %s AND id = %s", (tenant_id, memory_id))
 
 
 def held_with(conn: psycopg.Connection, tenant_id: str, ids: list[str], key: str) -> list[dict[str, Any]]:
@@ -116,7 +113,7 @@ def ended_head(conn: psycopg.Connection, tenant_id: str, user_id: str, subject: 
 def predecessors(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[dict[str, Any]]:
     """The memories this one replaced directly, newest first."""
     return conn.execute(
-        """SELECT o.id, o.value, o.valid_from, o.valid_to FROM memory_links l
+        """SELECT o.id, o.value, o.valid_from, o.holds_from, o.valid_to FROM memory_links l
            JOIN memories o ON o.tenant_id = l.tenant_id AND o.id = l.replaced_id
            WHERE l.tenant_id = %s AND l.memory_id = %s ORDER BY o.valid_from DESC, o.id DESC""",
         (tenant_id, memory_id),

@@ -73,8 +73,10 @@ def to_wire(row: dict[str, Any]) -> dict[str, Any]:
         "importance": round(float(row["importance"]), 4),
         "confidence": round(float(row["confidence"]), 4),
         "active": row["active"],
-        # when it began to hold (migration 0055), else from when it stands in its history
-        "valid_from": _iso(row["holds_from"] or row["valid_from"]),
+        # when it was said, as everything that orders a key's history reads it; `holds_from`, when its words
+        # said an earlier time it began (migration 0055), is the answer's `valid_from` (memex_edge/answers.py)
+        "valid_from": _iso(row["valid_from"]),
+        "holds_from": _iso(row["holds_from"]),
         "valid_to": _iso(row["valid_to"]),
         "supersedes": row["supersedes"],
         "created_at": _iso(row["created_at"]),

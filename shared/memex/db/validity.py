@@ -9,13 +9,25 @@ memory has no row left, so no time brings it back."""
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
+
+def began(alias: str) -> str:
+    """SQL: when the memory `alias` began to hold."""
+    return f"coalesce({alias}.holds_from, {alias}.valid_from)"
+
+
+def began_at(memory: dict[str, Any]) -> datetime | str:
+    """When a memory read (a row, or memories.to_wire's) began to hold, as `began` reads it."""
+    return memory["holds_from"] or memory["valid_from"]
+
 
 def held(alias: str, at: str | None) -> str:
     """SQL: the memory `alias` held at the named parameter `at`, or, for None, holds now."""
     if at is None:
         return f"{alias}.active"
-    return (f"(coalesce({alias}.holds_from, {alias}.valid_from) <= %({at})s"
-            f" AND ({alias}.valid_to IS NULL OR %({at})s < {alias}.valid_to))")
+    return f"({began(alias)} <= %({at})s AND ({alias}.valid_to IS NULL OR %({at})s < {alias}.valid_to))"
 
 
 def ended(alias: str, at: str | None) -> str:

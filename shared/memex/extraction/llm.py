@@ -305,16 +305,17 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         ends_only=historical and (denied is not None or _flag(item.get("ends_only"))),
         corrects=None if historical else _text(item.get("corrects"))[:500] or None,
         only_replacing=None if historical else _text(item.get("only_replacing"))[:500] or None,
-        happened=_when(item.get("when"), source.get("content") or ""),
+        happened=_when(item.get("when"), raw_quote),
     )
     return placed(candidate, [m["subject"] for m in [*history, *messages] if m.get("subject")], known or {})
 
 
-def _when(words: Any, message: str) -> str | None:
-    """The times the model's `when` names, as the offline rules keep a sentence's (time_phrases.named), when
-    the message says those words: a time the user did not say is not heard."""
+def _when(words: Any, quote: str) -> str | None:
+    """The times the model's `when` names, as the offline rules keep a clause's (time_phrases.named), when
+    the words the memory quotes say them: a time the user did not say is not heard, nor one said of
+    something else ("I live in Paris and I've been vegan since 2019": not the city's)."""
     said = _text(words)
-    if not said or not literal.says(said, message, ignore_case=True, spaced=True):
+    if not said or not literal.says(said, quote, ignore_case=True, spaced=True):
         return None
     return time_phrases.named(said)
 

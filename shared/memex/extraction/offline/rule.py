@@ -54,9 +54,23 @@ def candidate_of(rule: Rule, fields: Fields, message_id: str, quote: str, subjec
         historical=rule.historical,
         ends_only=rule.ends_only,
         only_replacing=fields["old"] if rule.only_replacing else None,
-        # when it happened, said in its clause (a parting's "in 2010"), else the times its sentence names
-        happened=fields.get("happened") or time_phrases.named(quote),
+        happened=fields.get("happened"),
     )
+
+
+# Where a clause ends: a mark, or a word that begins another ("and", "but", ...); a comma before a year
+# is a date's ("on May 3, 2019").
+_CLAUSE_BREAK = re.compile(r"[;:!?]|,(?!\s*\d{4})|\s(?:and|but|or|so|while|whereas|though|although|because)\s",
+                           re.IGNORECASE)
+
+
+def own_time(sentence: str, match: re.Match[str]) -> str | None:
+    """The times said in the clause of the sentence a rule matched in (time_phrases.named: "I moved to Paris
+    last week." -> "last week"), which say when what it states happened: not another clause's ("I live in
+    Paris and I have been vegan since 2019.": none for the city)."""
+    start = max((b.end() for b in _CLAUSE_BREAK.finditer(sentence, 0, match.start())), default=0)
+    end = next((b.start() for b in _CLAUSE_BREAK.finditer(sentence, match.end())), len(sentence))
+    return time_phrases.named(sentence[start:end])
 
 
 def _about(subject: str, sentence: str) -> str:
