@@ -26,7 +26,7 @@ both). A weekday or weekend counted within a month is that month's ("the last Fr
 one the month ("the second week of November" may begin on any day).
 A period begun after the moment asked names none, whatever says it ("this weekend" or "this Friday"
 asked on a Wednesday, "on 8 May 2030", "this summer" asked in March): what is remembered at that
-moment was said by then, and a memory's time is never after it was said (timeline.happened), so
+moment was said by then, and a memory's time is never after it was said (timeline.times), so
 "what am I doing this weekend?" asks of what was said before it (the plan made last week), not of
 days no memory is from. "Next week" and "tomorrow" name no period either: they are not read.
 In search a question's period is a favour, not a filter; one asked alone (retrieval/period.py) is

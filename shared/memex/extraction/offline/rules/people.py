@@ -220,7 +220,7 @@ _PROPOSED = (rf"(?:just |finally |officially )?(?:proposed(?: to me)?|popped the
 # "got married at the beach"; a month is when, not where ("in June").
 _WED_PLACE = rf"(?: (?:in|at|on) (?!{MONTH}(?![\w'-]))(?:the |a )?(?:{PROPER}|[a-z]+))?"
 # The same, kept as when the parting happened (`Candidate.happened`): the clause's time, not another the
-# sentence names; read against the turn's time, it dates the event (timeline.happened).
+# sentence names; read against the turn's time, it dates the event (timeline.times).
 _PARTED_WHEN = rf"(?: (?P<when>{_PARTING_WHEN}))?"
 
 
