@@ -183,6 +183,7 @@ def invoke(args: argparse.Namespace) -> None:
     runtime = _local_runtime()
     from infra import template
     from infra.local.lambda_context import LocalLambdaContext
+    from infra.local.loopback import loopback_endpoint
     from infra.local.runtime import function_module
     from memex.keys import open_mode
     from memex_edge.context import get_context
@@ -202,8 +203,19 @@ def invoke(args: argparse.Namespace) -> None:
     try:
         # the deployed function's Timeout, as `sam local invoke` gives it
         context = LocalLambdaContext(args.function, timeout_seconds=template.function_timeout(args.function))
-        result = function_module(args.function).handler(event, context)
-        print(json.dumps(result, indent=2, default=str))
+        handler = function_module(args.function).handler
+        if "ResponseURL" in event:
+            # A CloudFormation custom resource's event (migrate): its ResponseURL is an AWS address the
+            # handler PUTs its answer to. Here a loopback stand-in takes it, and the answer is shown.
+            with loopback_endpoint("PUT", 200) as (url, answers):
+                result = handler({**event, "ResponseURL": url}, context)
+            for answer in answers:
+                print("memex: the custom resource's answer, as CloudFormation would get it at the event's "
+                      "ResponseURL:", file=sys.stderr)
+                print(json.dumps(answer["body"], indent=2))
+        else:
+            result = handler(event, context)
+            print(json.dumps(result, indent=2, default=str))
         if args.drain:
             runtime.drain()
     finally:
@@ -237,9 +249,10 @@ class _Progress:
         except NotFound:
             return  # its first chunk has not begun
         unit = {"import": "lines", "reembed": "memories", "reextract": "turns"}[job["kind"]]
-        line = (f"memex backfill {self._backfill_id}: {job['done'] + job['failed']}"
+        line = (f"memex backfill {self._backfill_id}: {job['done'] + job['failed'] + job['erased']}"
                 f"{'/' + str(job['total']) if job['total'] else ''} {unit}, {job['done']} done "
-                f"({job['already_stored']} already stored), {job['failed']} failed, {job['status']}")
+                f"({job['already_stored']} already stored), {job['erased']} erased, {job['failed']} failed, "
+                f"{job['status']}")
         if line != self._shown:
             print(line, file=sys.stderr, flush=True)
             self._shown = line
@@ -366,7 +379,7 @@ def export(args: argparse.Namespace) -> None:
     except UserBeingErased as exc:
         raise SystemExit(f"memex export: {exc.message}") from None
     where = args.out or "stdout"
-    print(f"memex export: {written} turns of user {args.user} (tenant {args.tenant}) to {where}"
+    print(f"memex export: {written} turn{'' if written == 1 else 's'} of user {args.user} (tenant {args.tenant}) to {where}"
           + (f"; left out: {left_out}" if str(left_out) else "")
           + (f"; import them with: memex backfill {args.out} --tenant {args.tenant}" if args.out else ""),
           file=sys.stderr)
@@ -408,6 +421,12 @@ def mcp(args: argparse.Namespace) -> None:
     from infra.mcp_stdio import serve
 
     serve(args.url, os.environ.get("MEMEX_API_KEY") or None)
+
+
+def _tenant_argument(command: argparse.ArgumentParser, what: str) -> None:
+    """--tenant, by default the tenant of requests without a key, as the server takes it."""
+    command.add_argument("--tenant", default=os.environ.get("MEMEX_DEFAULT_TENANT", "default"),
+                         help=f"{what} (default: %(default)s, the tenant of requests without a key)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -467,9 +486,7 @@ def build_parser() -> argparse.ArgumentParser:
     fill = commands.add_parser("backfill", help="import a JSON Lines file of turns, or re-embed / re-extract")
     fill.add_argument("file", nargs="?", help="JSON Lines, one turn per line as POST /v1/turns takes it "
                       "(user_id, session_id, messages, and its timestamp to keep when it was said)")
-    fill.add_argument("--tenant", default=os.environ.get("MEMEX_DEFAULT_TENANT", "default"),
-                      help="the tenant to import into or work on (default: %(default)s, the tenant of "
-                           "requests without a key)")
+    _tenant_argument(fill, "the tenant to import into or work on")
     fill.add_argument("--user", help="only this user's data: their memories or turns (re-embed / re-extract), "
                                      "their lines of FILE (another user's line fails, named by its line number)")
     fill.add_argument("--resume", metavar="BACKFILL_ID",
@@ -487,8 +504,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "(the user's data to take out, to restore into the same user, or to move to another "
                               "user or data directory)")
     out.add_argument("--user", required=True, help="the user whose turns to export")
-    out.add_argument("--tenant", default=os.environ.get("MEMEX_DEFAULT_TENANT", "default"),
-                     help="the user's tenant (default: %(default)s, the tenant of requests without a key)")
+    _tenant_argument(out, "the user's tenant")
     out.add_argument("--agent", help="only the turns this agent sent")
     out.add_argument("--as-user", metavar="USER",
                      help="write the lines for this user instead, so that `memex backfill` imports them as theirs")
@@ -496,7 +512,7 @@ def build_parser() -> argparse.ArgumentParser:
     out.set_defaults(run=export)
 
     merge = commands.add_parser("consolidate", help="summarise old episodic memories of users over the threshold, now")
-    merge.add_argument("--tenant", required=True, help="the tenant whose users to consolidate")
+    _tenant_argument(merge, "the tenant whose users to consolidate")
     merge.add_argument("--user", help="only this user (if over the threshold)")
     merge.add_argument("--threshold", type=int, help="active episodic memories a user must exceed "
                                                       "(default MEMEX_CONSOLIDATION_THRESHOLD)")

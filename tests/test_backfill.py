@@ -14,7 +14,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from infra.local.runtime import function_module
-from memex import backfill, export, pipeline
+from memex import backfill, export, memories, pipeline
 from memex.jobs import BackfillJob
 from memex import embedded_text
 from memex_edge.sqs import SqsPublisher
@@ -437,6 +437,66 @@ def test_a_restore_into_the_same_user_stores_its_lost_turn_once_whatever_is_deli
                               idempotency_key="k-cat")
     assert again.status_code == 201, again.text
     assert again.json()["turn_id"] == cat["turn_id"]
+
+
+def test_a_line_giving_a_users_turn_to_another_user_is_stored_for_them_beside_the_users_own_in_one_chunk(
+        tenant, ctx, runtime, tmp_path):
+    """A tenant-wide file holding a user's backup line and the same line given to another user (their
+    `turn_id` naming the first user's turn): the first is that turn, found stored; the second is
+    stored for the other user, whose turn it is not, in the same chunk as alone."""
+    response = tenant.turn("I have a cat.", timestamp="2025-03-01T10:00:00Z")
+    assert response.status_code == 201, response.text
+    [line] = [json.loads(line) for line in export.lines(ctx, tenant.id, tenant.user)]
+    other = f"{tenant.user}-copy"
+    path = tmp_path / "two.jsonl"
+    _write(path, [line, {**line, "user_id": other}])
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    _run_to_the_end(ctx, runtime, job)
+    state = backfill.status(ctx, tenant.id, job.backfill_id)
+    assert (state["done"], state["already_stored"], state["failed"]) == (2, 1, 0)
+    [copied] = tenant.get(f"/v1/users/{other}/turns").json()["turns"]
+    assert copied["turn_id"] != line["turn_id"] and copied["messages"][0]["content"] == "I have a cat."
+
+
+def test_a_line_giving_a_users_turn_to_another_user_keeps_no_id_of_theirs_past_their_erasure(
+        tenant, ctx, runtime, tmp_path):
+    """The other user's turn, stored from a line naming the first user's turn, does not keep that id as
+    the turn it was imported from: the first user's erasure then leaves no row naming their turns."""
+    named = tenant.turn("I have a cat.").json()["turn_id"]
+    [line] = [json.loads(line) for line in export.lines(ctx, tenant.id, tenant.user)]
+    path = tmp_path / "given.jsonl"
+    _write(path, [{**line, "user_id": f"{tenant.user}-copy"}])
+    _run_to_the_end(ctx, runtime, backfill.new_job("import", tenant.id, path=str(path)))
+    while not memories.erase_user(ctx, tenant.id, tenant.user).finished:
+        pass
+    with ctx.db.transaction() as conn:
+        assert conn.execute("SELECT count(*) AS n FROM turns WHERE tenant_id = %s AND imported_from = %s",
+                            (tenant.id, named)).fetchone()["n"] == 0
+        assert conn.execute("SELECT count(*) AS n FROM turns WHERE tenant_id = %s AND user_id = %s",
+                            (tenant.id, f"{tenant.user}-copy")).fetchone()["n"] == 1
+
+
+def test_a_restore_counts_each_line_naming_an_erased_turn_once_whatever_is_delivered_twice(
+        tenant, ctx, runtime, tmp_path, monkeypatch):
+    """Through the worker, two lines a chunk and every chunk delivered twice: the lines naming the turns of a
+    session erased since the export are counted `erased` once each and stored by no delivery."""
+    monkeypatch.setattr(backfill, "LINES_PER_CHUNK", 2)
+    for session, content in (("gone", "I work at Acme."), ("kept", "I have a cat."), ("gone", "I live in Porto.")):
+        assert tenant.turn(content, session=session).status_code == 201
+    path = tmp_path / "backup.jsonl"
+    path.write_text("".join(line + "\n" for line in export.lines(ctx, tenant.id, tenant.user)), encoding="utf-8")
+    assert tenant.delete("/v1/sessions/gone", params={"user_id": tenant.user}).status_code == 200
+
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    _run_to_the_end(ctx, runtime, job)
+    runtime.drain()
+    state = backfill.status(ctx, tenant.id, job.backfill_id)
+    assert {k: state[k] for k in ("status", "total", "done", "already_stored", "erased", "failed", "remaining")} == {
+        "status": "done", "total": 3, "done": 1, "already_stored": 1, "erased": 2, "failed": 0, "remaining": 0}
+    assert [t["session_id"] for t in tenant.get(f"/v1/users/{tenant.user}/turns").json()["turns"]] == ["kept"]
+    facts = [(m["key"], m["value"]) for m in tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
+             if m["key"]]
+    assert facts == [("pet_kind", "cat")]
 
 
 def test_a_crash_between_advancing_and_sending_neither_stalls_nor_forks(tenant, ctx, runtime, tmp_path, monkeypatch):

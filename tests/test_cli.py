@@ -65,6 +65,38 @@ def test_invoke_says_which_key_to_pass_when_keys_exist(empty_database, tmp_path)
     assert "sample key" not in answered.stderr
 
 
+def test_invoke_migrate_on_its_sample_event_shows_the_answer_it_would_send_cloudformation(empty_database, tmp_path):
+    """The sample event's ResponseURL is an AWS address: the handler's PUT to it ended every local
+    invoke in a traceback (URLError offline; online, a request to AWS). A loopback stand-in takes it,
+    and the answer is printed (the handler's deployed PUT: test_handlers)."""
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS}
+    env |= {"DATABASE_URL": empty_database, "MEMEX_HOME": str(tmp_path)}
+    done = memex_cli("invoke", "migrate", "events/migrate_create.json", env=env)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    event = json.loads((ROOT / "events/migrate_create.json").read_text())
+    assert (answer["Status"], answer["RequestId"], answer["Data"]) == ("SUCCESS", event["RequestId"], {"Applied": "none"})
+    assert "custom resource's answer" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_consolidate_defaults_to_the_default_tenant_as_backfill_and_export_do(ctx, tenant):
+    """`memex consolidate` alone stopped at argparse ("the following arguments are required: --tenant")
+    where backfill and export take the tenant of requests without a key (MEMEX_DEFAULT_TENANT, else default)."""
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS}
+    env |= {"DATABASE_URL": ctx.db.dsn, "MEMEX_DEFAULT_TENANT": tenant.id, "MEMEX_CONSOLIDATION_THRESHOLD": "100000"}
+    done = memex_cli("consolidate", env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["users"] == 0
+
+
+def test_export_counts_one_turn_as_one_turn(ctx, tenant):
+    assert tenant.turn("I live in Oslo.").status_code == 201
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
+    done = memex_cli("export", "--tenant", tenant.id, "--user", tenant.user, env=env)
+    assert done.returncode == 0, done.stderr
+    assert f"memex export: 1 turn of user {tenant.user} (tenant {tenant.id}) to stdout" in done.stderr
+
+
 @pytest.fixture
 def empty_database(ctx):
     """A database of its own on the test server, with no key in it yet."""
@@ -150,7 +182,7 @@ def test_backfill_prints_only_its_answer_on_stdout(ctx, tmp_path):
 
 
 
-_PROGRESS = re.compile(r"memex backfill (bf_\w+): (\d+)/(\d+) lines, (\d+) done \((\d+) already stored\), (\d+) failed, (\w+)")
+_PROGRESS = re.compile(r"memex backfill (bf_\w+): (\d+)/(\d+) lines, (\d+) done \((\d+) already stored\), (\d+) erased, (\d+) failed, (\w+)")
 
 
 def test_backfill_says_how_far_it_is_on_stderr_while_it_runs(ctx, tmp_path):
@@ -167,15 +199,40 @@ def test_backfill_says_how_far_it_is_on_stderr_while_it_runs(ctx, tmp_path):
     answer = json.loads(done.stdout)  # stdout is the answer alone
     lines = [m.groups() for m in map(_PROGRESS.match, done.stderr.splitlines()) if m]
     assert {line[0] for line in lines} == {answer["backfill_id"]}
-    counts = [tuple(map(int, line[1:6])) for line in lines]
+    counts = [tuple(map(int, line[1:7])) for line in lines]
     assert counts == sorted(counts) and len(set(counts)) == len(counts)  # a line when they changed
     assert all(total == 1201 for _, total, *_ in counts)
     assert any(0 < seen < 1201 for seen, *_ in counts), counts  # while it ran, not only at the end
-    assert counts[-1] == (1201, 1201, 1200, 0, 1) and lines[-1][-1] == answer["status"] == "done"
+    assert counts[-1] == (1201, 1201, 1200, 0, 0, 1) and lines[-1][-1] == answer["status"] == "done"
 
     quiet = memex_cli("backfill", str(history), "--tenant", tenant, "--progress", "0", env=env)
     assert json.loads(quiet.stdout)["already_stored"] == 1200
     assert "memex backfill bf_" not in quiet.stderr
+
+
+def test_backfill_of_a_backup_says_how_many_of_its_lines_name_a_turn_erased_since(ctx, tmp_path):
+    """A restore by `memex backfill` of an export written before a session's erasure: the erased session's
+    line is counted `erased` in its progress and its answer, and not stored."""
+    from memex import export, memories
+
+    tenant, user = f"cli-erased-{uuid.uuid4().hex[:8]}", "cli-user"
+    create_key(ctx, tenant)
+    env = {k: v for k, v in os.environ.items() if k not in RUNTIME_VARS} | {"DATABASE_URL": ctx.db.dsn}
+    history, backup = tmp_path / "history.jsonl", tmp_path / "backup.jsonl"
+    history.write_text("".join(json.dumps({"user_id": user, "session_id": session, "messages": [
+        {"role": "user", "content": content}]}) + "\n" for session, content in (("gone", "I work at Acme."),
+                                                                               ("kept", "I have a cat."))))
+    assert memex_cli("backfill", str(history), "--tenant", tenant, env=env).returncode == 0
+    backup.write_text("".join(line + "\n" for line in export.lines(ctx, tenant, user)))
+    assert memories.erase_session(ctx, tenant, "gone", user)["turns"] == 1
+
+    done = memex_cli("backfill", str(backup), "--tenant", tenant, "--progress", "0.2", env=env)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert (answer["done"], answer["already_stored"], answer["erased"], answer["failed"]) == (1, 1, 1, 0)
+    assert [m.groups()[1:] for m in map(_PROGRESS.match, done.stderr.splitlines()) if m][-1] == (
+        "2", "2", "1", "1", "1", "0", "done")
+    assert [json.loads(line)["session_id"] for line in export.lines(ctx, tenant, user)] == ["kept"]
 
 
 def test_an_import_stopped_with_ctrl_c_says_so_and_the_same_command_finishes_it(ctx, tmp_path):

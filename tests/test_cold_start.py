@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from infra import template
-from tests.conftest import ROOT, database_of_its_own, loopback_endpoint
+from infra.local.loopback import loopback_endpoint
+from tests.conftest import ROOT, database_of_its_own
 
 HANDLERS = sorted(p.parent.name for p in (ROOT / "functions").glob("*/app.py"))
 # The tokenizer, the weights' reader, and the model code itself.

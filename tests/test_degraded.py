@@ -585,3 +585,20 @@ def test_health_names_a_model_the_endpoint_does_not_serve_though_it_lists_its_mo
         remote.script_chat('{"memories": []}')
         assert tenant.turn("My name is Bo.").status_code == 201
         assert client.get("/health").json()["llm"] == "ok"
+
+
+def test_health_names_an_llm_whose_chat_calls_fail_though_it_lists_its_models(ctx, remote):
+    """An overloaded server (Ollama, vLLM) still lists its models while its chat calls fail or hang:
+    a probe run after the failure said "ok", and /health flipped between the two. The failure stands
+    until a call of memex's succeeds."""
+    with _everything_at(ctx, remote, "overloaded") as client:
+        for _ in range(3):  # every attempt of the turn's extraction
+            remote.script(CHAT, status=503)
+        tenant = Tenant(ctx, client)
+        assert tenant.turn("My name is Ada.").status_code == 202  # queued, the LLM gave no answer
+        body = client.get("/health").json()  # its probe runs now, after the failure, and the models list answers
+        assert body["llm"] == "error: InternalServerError" and body["degraded"] == ["llm"]
+        remote.script_chat('{"memories": []}')
+        assert tenant.turn("My name is Bo.").status_code == 201
+        body = client.get("/health").json()
+    assert body["llm"] == "ok" and body["degraded"] == []

@@ -991,7 +991,7 @@ def test_a_write_waiting_on_the_users_lock_reads_the_mark_the_erasure_committed_
         before = _state_of(ctx, tenant), _user_rows(ctx, tenant)
         outcome = raced(write)
         if name == "import chunk":
-            assert outcome == {"returned": ([], [(0, "its user is being erased")], 0)}, (name, outcome)
+            assert outcome == {"returned": ([], [(0, "its user is being erased")], 0, [])}, (name, outcome)
         else:
             assert isinstance(outcome.get("raised"), UserBeingErased), (name, outcome)
         assert (_state_of(ctx, tenant), _user_rows(ctx, tenant)) == before, name  # nothing half-written

@@ -228,6 +228,60 @@ def test_an_export_written_before_turn_ids_imports_into_the_same_user_as_it_did(
         "I work at Stripe.", "I work at Stripe.", "I play the drums."]
 
 
+def test_a_session_erased_after_an_export_does_not_come_back_through_it(ctx, tenant, runtime, tmp_path):
+    """Erasure is final, a restore too: the lines of an export written before a session's erasure name its
+    turns, which the user's import counts `erased`, stores nothing of and draws no fact from (their
+    tombstones went with them, and held back only turns received before the erasure: the restore stored
+    them again and drew their facts). So does a turn that a restore stored from a line (a new turn, under
+    its own id), its session erased since: the backup restored again finds it by the id its line names.
+    The same file again, each time the same. Another user's import of the lines stores them: the turns
+    erased were not theirs."""
+    from memex import backfill
+
+    gone = [sent(tenant, "gone", "2025-03-01T10:00:00Z", "I work at Acme.", idempotency_key="k-acme"),
+            sent(tenant, "gone", "2025-03-02T10:00:00Z", "I have a cat.")]
+    sent(tenant, "kept", "2025-03-03T10:00:00Z", "I live in Lisbon.")
+    lost = sent(tenant, "later", "2025-03-04T10:00:00Z", "I play the drums.")
+    path = tmp_path / "backup.jsonl"
+    path.write_text("".join(line + "\n" for line in export.lines(ctx, tenant.id, tenant.user)), encoding="utf-8")
+
+    def restore(user: str | None = None) -> dict:
+        if user:
+            path.with_name("theirs.jsonl").write_text("".join(
+                json.dumps({**json.loads(line), "user_id": user}) + "\n" for line in path.read_text().splitlines()))
+        job = backfill.new_job("import", tenant.id, path=str(path.with_name("theirs.jsonl") if user else path))
+        ctx.publisher.publish_backfill(job)
+        runtime.drain(timeout=300)
+        state = backfill.status(ctx, tenant.id, job.backfill_id)
+        return {k: state[k] for k in ("status", "done", "already_stored", "erased", "failed", "remaining")}
+
+    with ctx.db.transaction() as conn:  # a partial loss, restored: the drums are a new turn
+        conn.execute("DELETE FROM turns WHERE tenant_id = %s AND id = %s", (tenant.id, lost))
+    assert restore()["already_stored"] == 3
+    [restored] = [t["turn_id"] for t in listed(tenant) if t["session_id"] == "later"]
+    assert restored != lost
+    for session in ("gone", "later"):
+        assert tenant.delete(f"/v1/sessions/{session}", params={"user_id": tenant.user}).status_code == 200
+    assert _facts(tenant, tenant.user) == {("city", "Lisbon")}
+
+    for _ in range(2):  # the restore, and the same file again
+        assert restore() == {"status": "done", "done": 1, "already_stored": 1, "erased": 3, "failed": 0,
+                             "remaining": 0}
+        assert [(t["session_id"], t["messages"][0]["content"]) for t in listed(tenant)] == [
+            ("kept", "I live in Lisbon.")]
+        assert _facts(tenant, tenant.user) == {("city", "Lisbon")}
+    with ctx.db.transaction() as conn:  # ids alone: nothing the erased turns said
+        rows = conn.execute("SELECT * FROM erased_turns WHERE tenant_id = %s AND user_id = %s",
+                            (tenant.id, tenant.user)).fetchall()
+    assert set(rows[0]) == {"tenant_id", "user_id", "turn_id"}
+    assert sorted(r["turn_id"] for r in rows) == sorted([*gone, lost, restored])
+
+    other = f"{tenant.user}-other"
+    assert restore(other) == {"status": "done", "done": 4, "already_stored": 0, "erased": 0, "failed": 0,
+                              "remaining": 0}
+    assert len(listed(tenant, other)) == 4
+
+
 def _facts(tenant, user: str) -> set[tuple[str, str]]:
     page = tenant.get(f"/v1/users/{user}/memories", params={"include_inactive": "true", "limit": 500}).json()
     return {(m["key"], m["value"]) for m in page["memories"] if m["key"]}

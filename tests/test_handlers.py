@@ -12,7 +12,8 @@ from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingErro
 
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.runtime import function_module
-from tests.conftest import ROOT, Tenant, api_client, database_of_its_own, loopback_endpoint
+from infra.local.loopback import loopback_endpoint
+from tests.conftest import ROOT, Tenant, api_client, database_of_its_own
 from tests.test_family_keys import filed_as
 
 EVENTS = ROOT / "events"

@@ -113,6 +113,25 @@ def test_the_job_to_come_is_the_employer_from_its_day_at_the_next_turn_and_the_o
     assert [m["value"] for m in _facts(tenant, "employer")] == ["Canva", "Twilio"]
 
 
+def test_a_participants_job_to_come_under_a_name_longer_than_a_key_starts_as_their_employer(tenant):
+    """A participant of a 68-letter name: their prefix cut at the bound filed the employer and the job to come
+    under one key. Each has its own (jobs.subject_key), and the start (pipeline._start_job) writes the
+    employer's, replacing the old job."""
+    name = "Bartholomew Montgomery Fitzwilliam Archibald Worthington-Smythe Jude"
+    for text, when in (("I work at Canva.", "2026-03-02T09:00:00Z"), ("I start at Twilio next Monday.", WEDNESDAY),
+                       ("Long day.", "2026-03-10T18:00:00Z")):
+        assert tenant.post("/v1/turns?wait=true", {
+            "user_id": tenant.user, "session_id": "s1", "user_name": "Caroline", "timestamp": when,
+            "messages": [{"role": "user", "name": name, "content": text}]}).status_code == 201
+    employer = subject_key(name, "employer")
+    assert employer == "bartholomew_montgomery_fitzwilliam_archibald_be47ecc9_employer"
+    canva, twilio = _facts(tenant, employer)
+    assert (canva["value"], canva["active"], twilio["value"], twilio["active"]) == ("Canva", False, "Twilio", True)
+    assert twilio["valid_from"].startswith("2026-03-09T00:00:00")
+    assert [m["value"] for m in _facts(tenant, subject_key(name, "next_job"))] == ["starting at Twilio next Monday"]
+    assert _current(tenant, subject_key(name, "next_job")) == []
+
+
 def test_a_turn_before_the_start_leaves_the_job_to_come_and_as_of_before_it_answers_the_old_job(tenant):
     tenant.turn("I work at Canva.", timestamp="2026-03-02T09:00:00Z")
     tenant.turn("I start at Twilio next Monday.", timestamp=WEDNESDAY)

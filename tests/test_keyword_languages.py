@@ -24,7 +24,9 @@ def _remember(tenant, *contents: str, user: str | None = None) -> None:
     "Zürich", "cafe\u0301", "café", "Łódź São İstanbul Straße ıșık", "１２３４ ｶﾀｶﾅ", "我在北京工作，我的猫叫小白。",
     "東京で写真を撮った", "서울에 살고 있어요", "Việt Nam", "plain English, nothing to do", "naïve coöperation",
     "Rad\u200biohead Str\u00adipe Re\u200dx \ufeffBOM wo\u2060rd me\u200cow 👩\u200d💻", "제 고양이는 나비예요. 서울에서는요",
-    "Zürich에서 東京까지", "가 이 는",
+    "Zürich에서 東京까지", "가 이 는", "I love 🍕!", "🍣🍣 and ramen🍜", "👨\u200d👩\u200d👧 family", "👍🏽 ok 👍",
+    "❤️ ❤ ❤\ufe0e", "🇯🇵🇺🇸🇫", "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f", "👩🏽\u200d💻 café",
+    "🏽 alone 1️⃣ ❝quoted❞ 🄰 🈯 ☕✨⭐⌚", "🏳️\u200d🌈 x\u200d🔥 🍕\u200dtext",
 ])
 def test_the_python_fold_reads_text_as_the_database_does(ctx, text):
     """The same letters; the database also spaces each Han and Kana character apart (folding.APART)."""

@@ -556,6 +556,25 @@ def test_an_answer_of_another_shape_is_no_answer_not_nothing_to_remember(server)
     assert extractor.extract(messages, []) == []  # an empty list is the model's "nothing"
 
 
+@pytest.mark.parametrize("answer", [
+    _memories(_item(message=7)),  # no such message
+    _memories({"key": 5, "value": None}),
+    _memories(_item(quote="I live in Rome", value="Rome", key="city")),  # invented: not in the message
+])
+def test_an_answer_every_item_of_which_is_dropped_is_no_answer(server, caplog, answer):
+    """Every item malformed used to be read as nothing to remember: the turn processed with none of its
+    facts and an INFO line. It is no answer, as one without a memories list is, and says so at WARNING
+    (counts only); an empty list stays the model's "nothing"."""
+    messages = [_msg("a", "I work at Notion")]
+    server.script_chat(answer, _memories())
+    extractor = LLMExtractor(chat_for(server))
+    with caplog.at_level("WARNING", logger="memex.extraction.llm"), \
+            pytest.raises(LLMError, match="none of whose 1 items is usable"):
+        extractor.extract(messages, [])
+    assert "dropped all 1 extraction items" in caplog.text and "Notion" not in caplog.text
+    assert extractor.extract(messages, []) == []
+
+
 def test_the_factories_choose_by_configuration(server):
     offline = Settings()
     configured = Settings(llm_base_url=server.base_url, llm_model="test-model", llm_api_key="k")
@@ -676,6 +695,16 @@ def test_an_unusable_verdict_falls_back_to_the_rules(server):
     server.script_chat('{"verdict": "replace it"}')
     decision = LLMJudge(chat_for(server)).decide(_candidate(value="stripe"), [_memory("s", "employer", "Stripe")])
     assert decision.action == "noop" and decision.reason.startswith("rules fallback")
+
+
+def test_an_unusable_verdict_is_not_quoted_in_the_reason_clients_read(server):
+    """The reason (a memory's `metadata.reason`) held up to 200 characters of the unusable answer, which
+    may quote the user: it is a fixed description."""
+    server.script_chat(json.dumps({"action": "ponder", "reason": "the user said Qz7 secret words"}))
+    decision = LLMJudge(chat_for(server)).decide(_candidate(), [_memory("s", "employer", "Stripe")])
+    rules = RulesJudge().decide(_candidate(), [_memory("s", "employer", "Stripe")])
+    assert decision.reason == f"rules fallback, LLM judge answer unusable: {rules.reason}"
+    assert "Qz7" not in decision.reason and "ponder" not in decision.reason
 
 
 def test_nothing_related_means_no_call(server):

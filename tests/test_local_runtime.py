@@ -328,6 +328,38 @@ def test_a_data_dir_postgres_cannot_start_stops_with_a_message_and_is_kept(tmp_p
     assert (pgdata / "base" / "data").read_bytes() == b"what is left of a cluster"
 
 
+def test_a_data_dir_whose_pg_version_names_no_version_stops_with_a_message_and_is_kept(tmp_path):
+    """A PG_VERSION of no number stopped `make dev` with a ValueError traceback; "15" gets a message."""
+    pgdata = tmp_path / "pgdata"
+    pgdata.mkdir()
+    (pgdata / "PG_VERSION").write_text("sixteen\n")
+
+    result = _run_to_exit(tmp_path)
+
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    message = result.stderr.strip().splitlines()[-1]
+    assert message.startswith(f"memex: {pgdata / 'PG_VERSION'} names no PostgreSQL version"), result.stderr
+    assert "README.md" in message and "Nothing was changed" in message
+    assert (pgdata / "PG_VERSION").read_text() == "sixteen\n"
+
+
+def test_a_half_written_postmaster_pid_stops_with_a_message_saying_what_to_do(tmp_path):
+    """A PostgreSQL that crashed while starting leaves postmaster.pid with some of its lines: the next
+    `make dev` stopped with an AssertionError traceback from the wheel."""
+    pgdata = tmp_path / "pgdata"
+    pgdata.mkdir()
+    (pgdata / "PG_VERSION").write_text("16\n")
+    (pgdata / "postmaster.pid").write_text(f"999999\n{pgdata}\n")
+
+    result = _run_to_exit(tmp_path)
+
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    message = result.stderr.strip().splitlines()[-1]
+    assert message.startswith(f"memex: {pgdata / 'postmaster.pid'} is half-written"), result.stderr
+    assert "delete that file and start again" in message
+    assert (pgdata / "postmaster.pid").read_text() == f"999999\n{pgdata}\n"
+
+
 _OLD_WHEEL = """
 import sys, pgserver, psycopg
 from memex.db import migrations

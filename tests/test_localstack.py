@@ -22,7 +22,8 @@ from infra import template
 from infra.local.lambda_context import LocalLambdaContext
 from infra.local.runtime import QUEUES, function_module
 from infra.local.sqs_server import LOGICAL_IDS, QueueSpec, ensure_queues, free_port
-from tests.conftest import ROOT, database_of_its_own, loopback_endpoint
+from infra.local.loopback import loopback_endpoint
+from tests.conftest import ROOT, database_of_its_own
 from tests.test_handlers import _event, _unfinished_0033
 from tests.test_local_runtime import Server, _alive, wait_processed
 from tests.test_template import FUNCTIONS, PUBLISHERS, _CallGraph, _handler_module

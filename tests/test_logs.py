@@ -8,6 +8,7 @@ import json
 import logging
 import re
 import subprocess
+import uuid
 
 import pytest
 
@@ -164,3 +165,55 @@ def test_a_poller_whose_queue_is_gone_names_its_function_and_backs_off(runtime, 
     assert [re.search(r"in (\d+) s", m).group(1) for m in messages] == ["1", "2", "2", "2"], messages
     apart = [later.created - earlier.created for earlier, later in zip(failed, failed[1:])]
     assert all(gap >= wait - 0.05 for gap, wait in zip(apart, (1, 2, 2))), apart
+
+
+def test_an_llm_outage_is_one_warning_line_naming_it_and_a_bug_keeps_its_traceback(ctx, runtime, llm, logged,
+                                                                                   monkeypatch):
+    """An LLM down is "degraded, not down" (README), but each inline turn logged an ERROR with a traceback
+    (memex.ingest) and each delivery of its job `extract_worker raised; the whole batch will be retried`
+    with another. Each is one WARNING line naming the LLM's error; any other failure keeps its traceback."""
+    import dataclasses
+    import threading
+
+    from bench.openai_double import CHAT
+    from infra.local.poller import QueuePoller
+    from infra.local.runtime import function_module
+    from memex.ingest import ingest_turn
+    from memex.models import TurnIn
+    from memex_edge.context import build_context
+
+    llm_ctx = build_context(dataclasses.replace(ctx.settings, llm_base_url=llm.base_url, llm_model="test-model",
+                                                llm_api_key="k"))
+    tenant_id = f"t-{uuid.uuid4().hex[:10]}"
+    queue = runtime.queues["memex-extraction"]
+    runtime.drain()  # what earlier tests left queued
+    llm.fail(CHAT, "500")
+    try:
+        with monkeypatch.context() as patched:
+            patched.setattr(function_module("extract_worker"), "get_context", lambda: llm_ctx)
+            answer = ingest_turn(llm_ctx, tenant_id, TurnIn(user_id="u-outage", session_id="s1", messages=[
+                {"role": "user", "content": "I work at Stripe."}]), wait=True)
+            assert answer["status"] == "queued" and "LLMError" in answer["error"]
+            worker = QueuePoller(runtime.sqs_client(), queue["url"], queue["arn"],
+                                 function_module("extract_worker").handler, "extract_worker", threading.Event())
+            assert worker.poll_once(wait_seconds=5) == 1
+    finally:
+        llm.heal(CHAT)
+    inline = logged.about("inline processing of turn")
+    batch = logged.about("the whole batch will be retried")
+    assert [(r.levelname, r.exc_info) for r in inline + batch] == [("WARNING", None)] * 2, [
+        r.getMessage() for r in inline + batch]
+    assert all("LLMError: test-model: no usable answer" in r.getMessage() for r in inline + batch)
+    assert "Traceback" not in batch[0].getMessage()
+    runtime.drain()  # the offline rules read it, as the queue's next delivery would
+
+    def broken(event, context):
+        raise KeyError("a bug")
+
+    client = runtime.sqs_client()
+    client.send_message(QueueUrl=queue["url"], MessageBody="{}")
+    assert QueuePoller(client, queue["url"], queue["arn"], broken, "extract_worker",
+                       threading.Event()).poll_once(wait_seconds=5) == 1
+    [crash] = [r for r in logged.about("the whole batch will be retried") if r not in batch]
+    assert crash.levelname == "ERROR" and crash.exc_info is not None
+    runtime.drain()

@@ -72,16 +72,37 @@ def test_a_word_said_with_a_look_alike_letter_is_told_from_the_lists_as_with_its
 
 
 @pytest.mark.parametrize("before, text, expected", [
-    ("I have 3 kids.", "sorry, I meant fıve, not three", {("number_of_children", "5")}),  # was "None"
-    ("I'm 34.", "sorry I'm forty-fıve not 34", {("age", "45")}),  # was 40
-    ("I live in Porto.", "Actually ıt's Lisbon, not Porto.", {("city", "Lisbon")}),  # "ıt's" a correction's word
+    ("I have 3 kids.", "sorry, I meant fıve, not three", {("number_of_children", "5", False)}),  # was "None"
+    ("I'm 34.", "sorry I'm forty-fıve not 34", {("age", "45", False)}),  # was 40
+    ("I live in Porto.", "Actually ıt's Lisbon, not Porto.", {("city", "Lisbon", False)}),  # "ıt's" a correction's word
+    ("I'm retired.", "I'm not retıred.", {("employment_status", "retired", True)}),  # was nothing: a diet denied
 ])
 def test_a_correction_said_with_a_look_alike_letter_corrects_as_with_its_letter(before, text, expected):
     """A number a correction's case-insensitive pattern read with a look-alike letter is counted as re read it
-    (values.to_number); a correction's own words alike (corrections._no_fact_word)."""
+    (values.to_number); a correction's own words alike (corrections._no_fact_word), and a denial's value
+    (corrections._ended_by_denial, and _value_mark finding the fact it ends)."""
     found = OfflineExtractor().extract([{"id": "m", "role": "user", "content": text}],
                                        [{"id": "h", "role": "user", "content": before}])
-    assert {(c.key, c.value) for c in found if not c.historical} == expected
+    assert {(c.key, c.value, c.historical) for c in found} == expected
+
+
+@pytest.mark.parametrize("before, text, content", [
+    (None, "My sister is an ıllustrator.", "The user's sister is an ıllustrator."),  # rules/people.py
+    ("My sister Sam is a nurse.", "Sam is an ıllustrator now.", "The user's sister Sam is an ıllustrator."),  # corrections
+])
+def test_a_value_said_with_a_look_alike_first_letter_takes_its_letters_article(before, text, content):
+    """"a" or "an" was chosen by the value's first letter through str.casefold, which leaves "ı" an "ı": "a
+    ıllustrator"."""
+    history = [{"id": "h", "role": "user", "content": before}] if before else []
+    found = OfflineExtractor().extract([{"id": "m", "role": "user", "content": text}], history)
+    assert [c.content for c in found] == [content]
+
+
+def test_a_former_partners_role_said_with_a_look_alike_first_letter_takes_its_letters_article():
+    from memex.supersession import ABOUT_PARTNER, about_former_partner
+
+    assert about_former_partner("The user's", "Sam", ABOUT_PARTNER["role"], "ıllustrator") == \
+        "The user's former partner Sam was an ıllustrator."
 
 
 def test_a_turn_with_a_look_alike_letter_is_processed_with_its_fact(tenant):

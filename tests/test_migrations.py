@@ -1057,3 +1057,73 @@ def test_the_dedupe_keys_holding_a_value_past_the_bound_name_its_digest_from_005
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
         assert apply_migrations(conn, 384) == [version]
         assert dict(conn.execute(state).fetchall()) == after
+
+
+def test_the_memories_holding_an_emoji_are_indexed_again_by_0054_and_only_they(ctx):
+    """Migration 0054 on a database written before it: an emoji in a memory's content or in the line it
+    was indexed with becomes a word of the keyword channel, a ZWJ sequence one word, with the keyword
+    statistics equal to their computation from the memories; a memory without one is not written again,
+    and the migration run again changes nothing."""
+    from tests.test_term_stats import _recomputed, _stored
+
+    version = "0054_emoji_words"
+    with _migrated_database(ctx, "memex_before_0054") as conn:
+        # the function as 0043 made it (what 0053 left)
+        before = (MIGRATIONS / "0043_hidden_and_attached_words.sql").read_text()
+        before = before[before.index("CREATE OR REPLACE FUNCTION memex_text"):]
+        conn.execute(before[:before.index("$f$;") + 4])
+        conn.execute("DROP FUNCTION memex_emoji_words(text), memex_emoji_words(text, text), memex_emoji_sequences")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        for id_, content, context in (("p", "My favourite food is 🍕", None), ("f", "Our 👨\u200d👩\u200d👧 trip", None),
+                                      ("c", "Yes, twice!", "Had the best 🍣 tonight!"), ("e", "I moved to Seoul.", None),
+                                      ("z", "Mon café préféré est à Zürich.", None)):
+            conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, content, context, embedding,
+                                                  valid_from)
+                            VALUES ('t', %s, 'u', 'episodic', 'message', %s, %s, array_fill(0.1, ARRAY[384])::vector,
+                                    now())""", (id_, content, context))
+        postings = ("SELECT lexeme, memory_id, occurrences, context_occurrences FROM memory_postings "
+                    "WHERE lexeme LIKE 'emoji%' ORDER BY 1")
+        assert conn.execute(postings).fetchall() == []
+        unchanged = "SELECT id, xmin::text FROM memories WHERE id IN ('e', 'z') ORDER BY id"
+        written = conn.execute(unchanged).fetchall()
+
+        assert apply_migrations(conn, 384) == [version]
+        assert conn.execute(postings).fetchall() == [
+            ("emoji1f355", "p", 1, 0), ("emoji1f363", "c", 0, 1), ("emoji1f468x1f469x1f467", "f", 1, 0)]
+        assert conn.execute(unchanged).fetchall() == written
+        with conn.cursor(row_factory=dict_row) as reading:
+            statistics = _stored(reading, "t", "u")
+            assert statistics == _recomputed(reading, "t", "u")
+
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        assert apply_migrations(conn, 384) == [version]
+        with conn.cursor(row_factory=dict_row) as reading:
+            assert _stored(reading, "t", "u") == statistics
+
+
+def test_the_erased_turns_and_their_columns_come_with_0056_and_run_again_unchanged(ctx):
+    """Migration 0056 on a database written before it: the table of erased turns' ids, the turn an import line
+    named (none for the turns stored before), and a job's count of lines naming an erased turn (0 for the jobs
+    before); run again, it changes nothing, an id it has kept included."""
+    version = "0056_erased_turns"
+    with _migrated_database(ctx, "memex_before_0056") as conn:
+        conn.execute("DROP TABLE erased_turns")
+        conn.execute("ALTER TABLE turns DROP COLUMN imported_from")
+        conn.execute("ALTER TABLE backfills DROP COLUMN erased")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at, status)
+                        VALUES ('t', 'turn-1', 'u', 's', now(), 'processed')""")
+        conn.execute("INSERT INTO backfills (tenant_id, id, kind, done) VALUES ('t', 'bf-1', 'import', 3)")
+        state = """SELECT (SELECT array_agg(imported_from) FROM turns), (SELECT array_agg((done, erased)::text) FROM backfills),
+                          (SELECT array_agg((tenant_id, user_id, turn_id)::text ORDER BY turn_id) FROM erased_turns)"""
+
+        assert apply_migrations(conn, 384) == [version]
+        assert conn.execute(state).fetchone() == ([None], ["(3,0)"], None)
+        conn.execute("INSERT INTO erased_turns (tenant_id, user_id, turn_id) VALUES ('t', 'u', 'turn-0')")
+        after = conn.execute(state).fetchone()
+
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        assert apply_migrations(conn, 384) == [version]
+        assert conn.execute(state).fetchone() == after == ([None], ["(3,0)"], ["(t,u,turn-0)"])

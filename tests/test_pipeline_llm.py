@@ -646,6 +646,33 @@ def test_a_fact_of_a_participant_past_the_fiftieth_is_placed_too(ctx, llm, llm_h
     llm.reset()
 
 
+def test_a_participants_fact_under_a_name_longer_than_a_key_has_one_key_whichever_the_model_answers(
+        ctx, llm, llm_http):
+    """A participant whose name alone is longer than a key (68 letters): the model's "city" was cut at
+    the bound into the key of any other fact of theirs, and its "<their name>_city" dropped as too long.
+    Either answer, and the second said of them by the user in a session they are not in (placed by the
+    user's memories), is their city under one key (jobs.subject_key), each replacing the one before."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    name = "Bartholomew Montgomery Fitzwilliam Archibald Worthington-Smythe Jude"
+    whole = "bartholomew_montgomery_fitzwilliam_archibald_worthington_smythe_jude"
+    for when, (said, key, subject, speaker) in enumerate([
+            ("I live in Paris.", "city", name, name), ("I moved to Lyon.", f"{whole}_city", name, name),
+            (f"{name} moved to Rome.", f"{whole}_city", "user", "Caroline")], start=1):
+        value = said.split()[-1].rstrip(".")
+        llm.script_chat(_items(said, (key, value, f"{name} lives in {value}.", {"subject": subject})),
+                        *['{"action": "supersede", "replaces": ["m1"], "reason": "a move"}'] * (when > 1))
+        assert tenant.post("/v1/turns?wait=true", {
+            "user_id": tenant.user, "session_id": f"s{when}", "user_name": "Caroline",
+            "timestamp": f"2026-0{when}-01T00:00:00Z",
+            "messages": [{"role": "user", "name": speaker, "content": said}]}).status_code == 201
+    found = _memories_by_key(tenant)
+    assert list(found) == ["bartholomew_montgomery_fitzwilliam_archibald_be47ecc9_city"]
+    assert [(m["subject"], m["value"], m["active"]) for m in found[next(iter(found))]] == [
+        (name, "Paris", False), (name, "Lyon", False), (name, "Rome", True)]
+    llm.reset()
+
+
 def test_an_llm_down_on_the_last_delivery_leaves_the_offline_rules_facts_not_a_failed_turn(
         ctx, llm, llm_ctx, llm_http, runtime, monkeypatch):
     # Five deliveries of an LLM outage (2.5 minutes on `make dev`) used to fail the turn: its messages
@@ -695,6 +722,25 @@ def test_an_llm_down_on_the_last_delivery_leaves_the_offline_rules_facts_not_a_f
     assert stripe["metadata"]["extractor"] == "offline-rules" != llm_ctx.extractor.name
     found = tenant.search("employer", filters={"metadata": {"extractor": "offline-rules"}})
     assert [r["id"] for r in found] == [stripe["id"]]
+
+
+def test_an_answer_of_malformed_items_only_leaves_the_turn_queued_for_the_rules_not_processed_without_facts(
+        ctx, llm, llm_http, runtime):
+    """`{"memories": [{"message": 7, ...}]}` (no such message) answered 201 processed with only the
+    episodic memory: "I work at Stripe." never became the employer. It is no answer: the turn stays
+    queued and its next delivery (the offline rules in these workers) files the fact."""
+    llm.reset()
+    tenant = Tenant(ctx, llm_http)
+    llm.script_chat(_extraction("employer", "Stripe", "The user's employer is Stripe.", "I work at Stripe", message=7))
+    response = tenant.turn("I work at Stripe.")
+    assert response.status_code == 202, response.text
+    body = response.json()
+    assert body["status"] == "queued" and "LLMError" in body["error"]
+    runtime.drain()
+    status = tenant.get(f"/v1/turns/{body['turn_id']}").json()
+    assert status["status"] == "processed" and [(m["key"], m["value"]) for m in status["memories"]
+                                                 if m["memory_type"] == "semantic"] == [("employer", "Stripe")]
+    llm.reset()
 
 
 @pytest.mark.parametrize("refused", ["too long", "a refusal", "content filter"])
@@ -1049,9 +1095,11 @@ def test_a_reextraction_chunk_gives_each_turn_its_own_llm_budget(ctx, llm, llm_c
                                            messages=[{"role": "user", "content": text}]), wait=True)
     slow = dataclasses.replace(llm_ctx, settings=dataclasses.replace(llm_ctx.settings, llm_budget_seconds=1.0))
     llm.reset()
-    # each answer within a turn's budget, the three together past it
-    llm.script_chat(*[_extraction(key, value, f"The user: {text}", text.rstrip(".")) for key, value, text in said],
-                    delay=0.6)
+    # each answer within a turn's budget, the three together past it; one answer for every prompt, whichever
+    # order the turns are read in (each keeps the fact its message says: an answer of none is no answer)
+    answer = json.dumps({"memories": [json.loads(_extraction(key, value, f"The user: {text}", text.rstrip(".")))
+                                      ["memories"][0] for key, value, text in said]})
+    llm.script_chat(*[answer] * len(said), delay=0.6)
     job = backfill.new_job("reextract", tenant.id, user_id=tenant.user)
     backfill.run_chunk(slow, job)
     state = backfill.status(ctx, tenant.id, job.backfill_id)

@@ -1,4 +1,5 @@
-"""POST /v1/recall: cited bullets, whole, never over the token budget."""
+"""POST /v1/recall: cited bullets, never over the token budget, whole but for the search's best memory, which
+goes in cut to fit when it does not (recall.CUT)."""
 
 from __future__ import annotations
 
@@ -43,13 +44,17 @@ def test_recall_cites_every_bullet(stocked):
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(budget=st.integers(min_value=64, max_value=32_000))
-def test_recall_never_exceeds_the_budget_and_never_cuts_a_bullet(stocked, budget):
+def test_recall_never_exceeds_the_budget_and_cuts_no_bullet_but_the_first(stocked, budget):
+    from memex.recall import CUT
+
     body = stocked.post("/v1/recall", {"user_id": stocked.user, "query": "tell me about the user",
                                        "session_id": "s-now", "max_tokens": budget}).json()
     assert body["token_count"] == count_tokens(body["context"]) <= budget
     stored = {c["snippet"] for c in body["citations"]}
-    for line in body["context"].splitlines()[1:]:
+    bullets = body["context"].splitlines()[1:]
+    for line in bullets:
         assert line.startswith("- ") and any(line[2:].startswith(s[:50]) for s in stored)
+    assert not any(CUT in line for line in bullets[1:])
 
 
 def test_budget_out_of_range_is_422(stocked):
@@ -413,6 +418,8 @@ def test_a_memory_of_a_megabyte_without_a_space_leaves_recall_prompt(tenant):
     ("x" * 199 + "👩\u200d💻" + "tail", "x" * 199),
     ("x" * 198 + "👩\u200d💻" + "tail", "x" * 198),  # not "👩" and a dangling joiner
     ("x" * 199 + "👍🏽" + "tail", "x" * 199),  # not the hand without its skin tone
+    ("x" * 199 + "🇵🇹" + "tail", "x" * 199),  # not half a flag, a letter in a box
+    ("x" * 198 + "🇵🇹🇫🇷" + "tail", "x" * 198 + "🇵🇹"),  # flags pair from the first of a run
     ("x" * 199 + "नमस्ते", "x" * 199 + "न"),  # a Devanagari letter, whole, before its vowel sign's letter
     ("北" * 300, "北" * 200),
     ("short é", "short é"),
@@ -512,28 +519,57 @@ _LEASE = " ".join(f"Clause {n} of the Lisbon flat lease says the rent of 1,450 e
                   f"and the landlord Rui keeps the deposit until the keys are returned." for n in range(1, 31))
 
 
-def test_the_best_memory_bigger_than_the_budget_goes_in_cut_and_says_so(tenant):
+@pytest.mark.parametrize("session_id", [None, "s-now"])
+def test_the_best_memory_bigger_than_the_budget_goes_in_cut_and_says_so(tenant, session_id):
     """The search's best memory bigger than the whole budget was left out of the context, and nothing said so
     (edge10): it goes in cut to what is left, ending with recall.CUT, its beginning as said; a larger budget
-    holds as much of it or more, never less; a budget that holds it whole holds it uncut."""
-    from memex.recall import CUT
+    holds as much of it or more, never less; a budget that holds it whole holds it uncut. With the session's
+    latest turn in first, one that fitted the whole budget but not what the turn left went in at smaller
+    budgets, cut, and not at these (review revN): the budgets from the lease's whole line on are tried."""
+    from memex.recall import CUT, HEADER
 
     tenant.post("/v1/memories", {"user_id": tenant.user, "content": _LEASE})
     tenant.post("/v1/memories", {"user_id": tenant.user, "content": "The user's dog is called Biscuit."})
+    tenant.turn("Can you help me plan a weekend of hiking near Sintra with my partner next month?", session="s-now")
+    whole = count_tokens(f"{HEADER}\n- {_LEASE}")
     held = 0
-    for budget in [64, 100, 150, 250, 400, 600, 800, 1000, 1500]:
+    for budget in sorted({64, 100, 150, 250, 400, 600, 800, 1000, 1500, *range(whole, whole + 40, 4)}):
         body = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "what does the Lisbon flat lease say?",
-                                          "max_tokens": budget}).json()
+                                          "session_id": session_id, "max_tokens": budget}).json()
         assert body["token_count"] == count_tokens(body["context"]) <= budget
-        first = body["context"].split("\n")[1]
-        assert first.startswith("- Clause 1 of the Lisbon flat lease"), (budget, first[:60])
-        if first.endswith(CUT):
-            said = first[2:-len(CUT)]
+        lines = body["context"].split("\n")
+        assert session_id is None or any("Sintra" in line for line in lines), budget  # the turn went in first
+        [lease] = [line for line in lines if line.startswith("- Clause 1 of the Lisbon flat lease")]
+        assert lines[1] == lease, budget
+        if lease.endswith(CUT):
+            said = lease[2:-len(CUT)]
             assert _LEASE.startswith(said) and len(said) < len(_LEASE)
         else:
-            said = first[2:]
+            said = lease[2:]
             assert said == _LEASE and count_tokens(_LEASE) < budget
         assert len(said) >= held, budget
         held = len(said)
-        assert body["citations"][0]["snippet"] == _LEASE[:200]
+        [citation] = [c for c in body["citations"] if c["snippet"].startswith("Clause 1 of")]
+        assert citation["snippet"] == _LEASE[:200]
     assert held == len(_LEASE)
+
+
+_ALLOTMENT = ("I live in York, and my allotment there is the thing I love most. " +
+              " ".join(f"On bed {n} of the allotment I grow row {n} of heritage tomatoes, runner beans and chard, "
+                       f"watered from the rain butt by the shed." for n in range(1, 9)))
+
+
+def test_the_best_memory_cut_keeps_its_notes_after_the_cut(tenant):
+    """A message cut to fit kept the beginning of its whole bullet, notes last, so the notes were the first
+    to go: "(said …; no longer current: York)" cut off, the old home read as today's (review revN). Its
+    content is cut, and the notes follow the marker."""
+    from memex.recall import CUT
+
+    tenant.turn(_ALLOTMENT, session="s1", timestamp="2025-01-10T10:00:00Z")
+    tenant.turn("I moved to Leeds last week.", session="s2", timestamp="2025-06-10T10:00:00Z")
+    body = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "what did I water from the rain butt?",
+                                      "max_tokens": 120}).json()
+    assert body["token_count"] == count_tokens(body["context"]) <= 120
+    line = body["context"].split("\n")[1]
+    kept, notes = line.split(CUT)
+    assert ("- " + _ALLOTMENT).startswith(kept) and notes == " (said 2025-01-10; no longer current: York)", line

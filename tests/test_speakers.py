@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from memex import pipeline
+from memex.db import turns as turn_rows
 from memex.extraction.offline import OfflineExtractor
+from memex.jobs import subject_prefix
 
 
 def _said(tenant, *lines: tuple[str, str], user_name: str | None = "Caroline", session: str = "s1", **extra):
@@ -180,3 +182,73 @@ def test_subject_user_is_the_users_side_of_the_conversation_and_the_role_keeps_t
     assert sorted(m["metadata"]["role"] for m in lines) == ["assistant", "user"]
     own = tenant.search("cello", filters={**episodic, "metadata": {"role": "user"}})
     assert [(m["metadata"]["role"], "My sister plays the cello." in m["content"]) for m in own] == [("user", True)]
+
+
+# A participant whose name alone is longer than a key may be (jobs.KEY_MAX_CHARS, 64): 68 letters.
+LONG_NAME = "Bartholomew Montgomery Fitzwilliam Archibald Worthington-Smythe Jude"
+
+
+def test_a_participant_with_a_name_longer_than_a_key_has_each_fact_under_its_own_key(ctx, tenant):
+    """Their prefix cut at the bound gave "I live in Paris" and "My dog is called Rex" one key
+    ("bartholomew_…_smythe_j"): the dog replaced the city. Each fact keeps its kind whole after a shortened
+    prefix distinct to them (jobs.subject_key), is found by their name, and a redelivery or re-extraction
+    files it under the same key, writing nothing again."""
+    assert len(LONG_NAME) == 68
+    city = _said(tenant, ("Caroline", "Hello!"), (LONG_NAME, "I live in Paris."), timestamp="2026-01-01T00:00:00Z")
+    dog = _said(tenant, (LONG_NAME, "My dog is called Rex."), timestamp="2026-02-01T00:00:00Z")
+    facts = {m["key"]: m for m in _semantic(tenant, include_inactive=True)}
+    assert sorted((m["value"], m["active"], m["subject"]) for m in facts.values()) == [
+        ("Paris", True, LONG_NAME), ("Rex", True, LONG_NAME)]
+    # the whole words that fit, a digest of the whole prefix (be47ecc9), the kind whole
+    assert {key: m["value"] for key, m in facts.items()} == {
+        "bartholomew_montgomery_fitzwilliam_archibald_be47ecc9_city": "Paris",
+        "bartholomew_montgomery_fitzwilliam_be47ecc9_pet_dog_name": "Rex"}
+    # found by their name
+    found = [m for m in tenant.search("Where does Bartholomew live?") if m["memory_type"] == "semantic"]
+    assert found[0]["value"] == "Paris", [m["content"] for m in found]
+    # Another person of the same first words keeps their own keys.
+    namesake = LONG_NAME.replace("Jude", "Jane")
+    _said(tenant, (namesake, "I live in Rome."), timestamp="2026-03-01T00:00:00Z")
+    rome = next(m for m in _semantic(tenant) if m["value"] == "Rome")
+    assert rome["key"] == "bartholomew_montgomery_fitzwilliam_archibald_027231d8_city"
+    assert sorted(m["value"] for m in _semantic(tenant) if m["key"].endswith("_city")) == ["Paris", "Rome"]
+    found = [m for m in tenant.search("Where does Jane live?") if m["memory_type"] == "semantic"]
+    assert found[0]["value"] == "Rome", [m["content"] for m in found]
+
+
+    before = sorted((m["id"], m["key"], m["value"], m["active"]) for m in _semantic(tenant, include_inactive=True))
+    for turn in (city, dog):
+        pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, [turn["turn_id"]]))
+        pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, [turn["turn_id"]], again=True))
+    assert sorted((m["id"], m["key"], m["value"], m["active"])
+                  for m in _semantic(tenant, include_inactive=True)) == before
+
+
+def test_a_participants_fact_an_earlier_version_stored_under_their_whole_long_name_is_filed(ctx, tenant):
+    """An earlier version stored a candidate of the participant's under all of their prefix (the LLM path's
+    placement, 73 letters) and the bound dropped it: it is filed as extraction files it now."""
+    turn = tenant.post("/v1/turns", {"user_id": tenant.user, "session_id": "s1", "user_name": "Caroline",
+                                     "messages": [{"role": "user", "name": LONG_NAME, "content": "I live in Paris."}]})
+    turn_id = turn.json()["turn_id"]
+    stored = [{"type": "fact", "key": f"{subject_prefix(LONG_NAME)}_city", "value": "Paris", "subject": LONG_NAME,
+               "content": f"{LONG_NAME} lives in Paris.", "confidence": 0.8, "importance": 0.6,
+               "source_message_id": None, "historical": False}]
+    with ctx.db.transaction() as conn:
+        turn_rows.store_many_candidates(conn, tenant.id, [(turn_id, stored)])
+    pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, [turn_id]))
+    assert [(m["key"], m["value"]) for m in _semantic(tenant)] == [
+        ("bartholomew_montgomery_fitzwilliam_archibald_be47ecc9_city", "Paris")]
+
+
+def test_a_participants_fact_erased_under_the_key_an_earlier_version_cut_stays_erased(ctx, tenant):
+    """Erasure is final across the upgrade: a fact an earlier version filed under the cut key (all of the
+    68-letter prefix cut at 64) and the user erased then is not filed again by a re-extraction under the
+    key it has now (jobs.cut_as_before)."""
+    turn_id = _said(tenant, (LONG_NAME, "I live in Paris."))["turn_id"]
+    [paris] = _semantic(tenant)
+    cut = f"{subject_prefix(LONG_NAME)}_city"[:64].rstrip("_")
+    with ctx.db.transaction() as conn:  # as the earlier version filed it
+        conn.execute("UPDATE memories SET key = %s WHERE tenant_id = %s AND id = %s", (cut, tenant.id, paris["id"]))
+    assert tenant.delete(f"/v1/memories/{paris['id']}").status_code == 200
+    pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, [turn_id], again=True))
+    assert _semantic(tenant, include_inactive=True) == []

@@ -72,10 +72,12 @@ def test_a_deleted_tenant_leaves_no_row_and_the_other_tenant_is_untouched(ctx, r
     assert other_tenant.turn(f"I live in Oslo, said {kept_words}.").status_code == 201
     runtime.drain()
     queued = tenant.turn(f"I also said {words} later.", wait=False).json()["turn_id"]  # in the queue when deleted
-    ids = [i for i in _ids_of(ctx, tenant.id) if len(i) > 4]
+    erased_turn = tenant.turn(f"I said {words} in a session erased since.", session="s3").json()["turn_id"]
+    assert tenant.delete("/v1/sessions/s3", params={"user_id": tenant.user}).status_code == 200  # its id is kept
+    ids = [i for i in _ids_of(ctx, tenant.id) if len(i) > 4] + [erased_turn]
     # the rows the audit must find gone
-    assert len(ids) > 10 and {"backfills", "sessions", "memory_stats", "memory_postings", "rate_limit_buckets"} <= set(
-        _rows_mentioning(ctx, tenant.id))
+    assert len(ids) > 10 and {"backfills", "sessions", "memory_stats", "memory_postings", "rate_limit_buckets",
+                              "erased_turns"} <= set(_rows_mentioning(ctx, tenant.id))
     other_before = _snapshot(ctx, other_tenant.id)
 
     done = memex_cli("tenants", "delete", tenant.id, "--yes", env=_env(ctx))

@@ -160,6 +160,22 @@ def test_statistics_follow_erasure_of_a_memory_and_its_context(ctx, tenant):
     _assert_scores(ctx, tenant, "plan another trip")
 
 
+def test_statistics_follow_a_memory_with_an_emoji_and_its_erasure(ctx, tenant):
+    """An emoji is a word of the keyword channel (migration 0054): counted as any word, in the memory
+    that says it and in the next one indexed with it as its context, and gone with the memory."""
+    tenant.turn("Had the best 🍣 tonight!", "Twice 👍🏽", "We should go back soon.")
+    stored = _assert_consistent(ctx, tenant.id, tenant.user)
+    assert {lexeme for lexeme, _ in stored["postings"]} >= {"emoji1f363", "emoji1f44d"}
+    memories = tenant.get(f"/v1/users/{tenant.user}/memories", params={"limit": 100}).json()["memories"]
+    for memory in memories:
+        if memory["memory_type"] == "episodic" and ("🍣" in memory["content"] or "👍" in memory["content"]):
+            assert tenant.delete(f"/v1/memories/{memory['id']}").status_code == 200
+    stored = _assert_consistent(ctx, tenant.id, tenant.user)
+    assert not any(lexeme.startswith("emoji") for lexeme in stored["terms"]), stored["terms"]
+    assert not any(lexeme.startswith("emoji") for lexeme, _ in stored["postings"]), stored["postings"]
+    assert tenant.search("🍣", mode="bm25") == [] and tenant.search("👍", mode="bm25") == []
+
+
 def test_statistics_follow_a_turn_deleted_by_cascade_and_a_user_erased(ctx, tenant):
     tenant.turn("My cat Miso sleeps on the piano.", session="a")
     tenant.turn("I practise the cello every evening.", session="b")

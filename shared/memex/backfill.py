@@ -5,7 +5,8 @@ Each chunk is one queue message; it does its work idempotently, records its prog
 sends the message for the next chunk. An import reads its source from the byte offset where the
 chunk begins, never from the start. A line's idempotency key is the hash of its bytes and its
 offset, so re-importing a file stores nothing twice while a new file at the same path is a new
-import; a line naming a turn its user has (`turn_id`, written by `memex export`) is that turn. A
+import; a line naming a turn its user has (`turn_id`, written by `memex export`) is that turn, and one
+naming a turn a session's erasure took from its user is counted erased, never stored. A
 line that is not a valid turn, that Postgres refuses, or (an import run for a user) that is another
 user's, is counted failed alone, logged by its byte offset, and kept on the job with its line
 number (the first FAILURES_KEPT).
@@ -84,6 +85,7 @@ class _Chunk(NamedTuple):
     already_stored: int = 0  # of `done`, lines an earlier import had stored: nothing new for them
     lines: int = 0  # lines read, blank ones included (an import's)
     failures: tuple[dict[str, Any], ...] = ()  # the failed lines, in the file's order (an import's)
+    erased: int = 0  # lines naming a turn their user erased: neither done nor failed, not stored
 
 
 def new_job(kind: str, tenant_id: str, path: str | None = None, s3_uri: str | None = None,
@@ -184,7 +186,8 @@ def _progress(row: dict[str, Any], stalled_after: int) -> dict[str, Any]:
     return {
         "backfill_id": row["id"], "kind": row["kind"], "status": status, "source": row["source"],
         "user_id": row["user_id"], "total": total, "done": row["done"], "failed": row["failed"],
-        "remaining": max(0, total - row["done"] - row["failed"]), "already_stored": row["already_stored"],
+        "remaining": max(0, total - row["done"] - row["failed"] - row["erased"]),
+        "already_stored": row["already_stored"], "erased": row["erased"],
         "error": row["error"], "failures": failures, "failures_not_kept": row["failed"] - len(failures),
         "created_at": wire_time(row["created_at"]), "updated_at": wire_time(row["updated_at"]),
     }
@@ -226,7 +229,7 @@ def _do_chunk(ctx: Context, job: BackfillJob, source: Source | None, lines_read:
         advanced = backfill_rows.advance(conn, job.tenant_id, job.backfill_id, job.offset, chunk.position,
                                          chunk.done, chunk.failed, finished=not chunk.more,
                                          already_stored=chunk.already_stored, lines=chunk.lines,
-                                         failures=chunk.failures, failures_kept=FAILURES_KEPT)
+                                         failures=chunk.failures, failures_kept=FAILURES_KEPT, erased=chunk.erased)
     if advanced and job.kind == "import":  # once per chunk, however often it is delivered
         ctx.metrics.record(TURNS_INGESTED, chunk.done - chunk.already_stored, source="import")
     if advanced and not chunk.more:
@@ -275,7 +278,10 @@ def _import_chunk(ctx: Context, job: BackfillJob, source: Source, lines_read: in
         places.append(place)
     with ctx.db.transaction() as conn:
         tenant_rows.ensure_tenant(conn, job.tenant_id)
-        turn_ids, refused, already_stored = backfill_rows.insert_turns(conn, job.tenant_id, turns)
+        turn_ids, refused, already_stored, erased = backfill_rows.insert_turns(conn, job.tenant_id, turns)
+    for index in erased:
+        log.info("backfill %s: the line at byte %d names a turn its user erased: not stored", job.backfill_id,
+                 places[index][0])
     for index, why in refused:
         failures.append(_failure(places[index], f"not stored ({why})"))
         log.warning("backfill %s: the line at byte %d was not stored (%s)", job.backfill_id, places[index][0], why)
@@ -288,7 +294,7 @@ def _import_chunk(ctx: Context, job: BackfillJob, source: Source, lines_read: in
         follow_ups = []
     _decide(ctx, job, follow_ups)
     return _Chunk(str(position), len(turn_ids), len(failures), more, already_stored, len(chunk),
-                  tuple(sorted(failures, key=lambda failure: failure["offset"])))
+                  tuple(sorted(failures, key=lambda failure: failure["offset"])), len(erased))
 
 
 def _failure(place: tuple[int, int | None], reason: str) -> dict[str, Any]:

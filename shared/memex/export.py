@@ -98,11 +98,10 @@ def _unerased(turn: dict[str, Any], erased: set[str], left_out: LeftOut) -> list
 
 
 def as_import(user_id: str, turn: dict[str, Any]) -> dict[str, Any]:
-    """A listed turn as a line of an import (POST /v1/turns's body): what was sent, and the turn's id
-    (ImportedTurn), by which the same user's import finds the turn stored however the line says it
-    otherwise. Its timestamp is in the offset it was sent with, which is the user's zone (user_zone.py);
-    one sent without an offset says so by RFC 3339's "-00:00", which is read as it was. Its idempotency
-    key, if it was sent one, is kept: a key is its user's own."""
+    """A listed turn as a line of an import (ImportedTurn): what was sent, and the turn's id. Its timestamp
+    is in the offset it was sent with, which is the user's zone (user_zone.py); one sent without an offset
+    says so by RFC 3339's "-00:00", which is read as it was. Its idempotency key, if it was sent one, is
+    kept: a key is its user's own."""
     line: dict[str, Any] = {"user_id": user_id, "session_id": turn["session_id"]}
     if turn["agent_id"] is not None:
         line["agent_id"] = turn["agent_id"]

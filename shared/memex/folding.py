@@ -1,13 +1,15 @@
-"""The keyword channel's reading of text, as Postgres's memex_text (migrations 0027, 0043) does it:
-characters that show nothing dropped, accents folded, each Han or Kana character a word of its own,
-and a Korean word's stems without its particles added. The database folds what it stores and
-each query; this mirror finds, in a memory's content, the words of a query as the query wrote them
-(the relevance floor's "said as written": memories._matched)."""
+"""The keyword channel's reading of text, as Postgres's memex_text (migrations 0027, 0043, 0054) does
+it: each emoji a word (memex.emoji), characters that show nothing dropped, accents folded, each Han or
+Kana character a word of its own, and a Korean word's stems without its particles added. The database
+folds what it stores and each query; this mirror finds, in a memory's content, the words of a query
+as the query wrote them (the relevance floor's "said as written": memories._matched)."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
+
+from memex import emoji
 
 _MARKS = re.compile("[\u0300-\u036f]+")
 _STROKES = str.maketrans({"Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Đ": "D", "đ": "d", "Ħ": "H", "ħ": "h",
@@ -32,7 +34,9 @@ def fold(text: str, *, stemmed: bool = True) -> str:
     ASCII is its own folding (most text: no work)."""
     if text.isascii():
         return text
-    folded = unicodedata.normalize("NFC", _MARKS.sub("", unicodedata.normalize("NFKD", text.translate(_INVISIBLE))))
+    # the emoji first: their joiners are among the characters that show nothing
+    folded = unicodedata.normalize("NFC", _MARKS.sub("", unicodedata.normalize(
+        "NFKD", emoji.words(text).translate(_INVISIBLE))))
     folded = folded.translate(_STROKES)
     if not stemmed:
         return folded

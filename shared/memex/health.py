@@ -5,8 +5,8 @@ A state is "ok", "unconfigured" or "error: <exception type>": never a message or
 could name internal hosts. Postgres is asked on the request's own connection (`SELECT 1`) every
 time. The others are probed in parallel, and their states are cached (but the outcome of memex's
 own calls to the LLM or the embedding endpoint, when newer than the probe, is what is reported, and
-so is the LLM's refusal of memex's requests (a 4xx: a model it does not serve) until a call succeeds,
-whatever its models list says): each is at most
+so is a failure of memex's LLM calls (a timeout, a 5xx, a 4xx: a model it does not serve) until a call
+succeeds, whatever its models list says, which an overloaded server still answers): each is at most
 CACHE_SECONDS old, a probe gets PROBE_DEADLINE_SECONDS before it counts as a timeout, and a probe
 still running is waited on, never started twice. So /health answers within WAIT_SECONDS
 (plus Postgres's connect timeout when it is unreachable) and a load balancer polling it costs a

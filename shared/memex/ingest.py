@@ -14,6 +14,7 @@ from memex.db import tenants as tenant_rows
 from memex.db import turns as turn_rows
 from memex.errors import NotFound, public_description
 from memex.jobs import ExtractionJob, SupersessionJob
+from memex.llm import LLMError
 from memex.metrics import TURN_REPUBLISHES_FAILED, TURNS_INGESTED, TURNS_REPUBLISHED
 from memex.models import TurnIn, wire_time
 from memex.ports import BATCH_MAX
@@ -45,7 +46,13 @@ def ingest_turn(ctx: Context, tenant_id: str, turn: TurnIn, wait: bool) -> dict[
         try:
             pipeline.process_inline(ctx, tenant_id, turn_id)
         except Exception as exc:  # noqa: BLE001 - the turn is stored: hand it to the workers instead
-            log.exception("inline processing of turn %s failed; queued for the workers", turn_id)
+            if isinstance(exc, LLMError):
+                # Degraded, not down: the LLM's failure (its kind, never its endpoint or the model's answer), named
+                # without the traceback a bug keeps.
+                log.warning("inline processing of turn %s met the LLM's failure (%s: %s); queued for the workers",
+                            turn_id, type(exc).__name__, exc)
+            else:
+                log.exception("inline processing of turn %s failed; queued for the workers", turn_id)
             # Kept on the turn, before a worker can take it, so that its GET says why until a
             # worker's own try replaces the reason.
             with ctx.db.transaction() as conn:

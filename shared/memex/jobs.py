@@ -65,8 +65,7 @@ class Candidate:
     @property
     def base_key(self) -> str:
         """The key without its subject's prefix ("likes" for "melanie_likes"): what kind of fact it is."""
-        prefix = subject_prefix(self.subject)
-        return self.key[len(prefix) + 1:] if prefix and self.key.startswith(prefix + "_") else self.key
+        return own_key(self.subject, self.key)
 
 
 def subject_prefix(subject: str) -> str:
@@ -93,12 +92,54 @@ def key_words(text: str) -> list[str]:
 KEY_MAX_CHARS = 64
 
 
+# How many hex digits of a SHA-256 of a subject's prefix stand for it in a key its whole prefix does not fit
+# (subject_key): 32 bits, for the few participants of one user whose shortened names read the same.
+KEY_DIGEST_CHARS = 8
+
+
 def subject_key(subject: str, key: str) -> str:
-    """`key` as the key of `subject`'s fact (at most KEY_MAX_CHARS characters)."""
+    """`key` (a kind of fact, or one of `subject`'s keys already) as the key of `subject`'s fact: their
+    prefix and the kind. A key that would be longer than KEY_MAX_CHARS keeps the kind whole and shortens
+    the prefix to the whole words of it that fit and a digest of all of it: a participant with a 68-letter
+    name has "bartholomew_…_be47ecc9_city" and "…_be47ecc9_pet_rex_name", two keys, and redelivery or re-extraction
+    gives the same. (Cut at the bound instead, both were "bartholomew_…_smythe_j": one fact superseded the
+    other.) A kind too long for even a digest before it gives a key past the bound, which no fact is filed
+    under (the pipeline drops it: extract_many, _stored_candidates)."""
     prefix = subject_prefix(subject)
-    if not prefix or key.startswith(prefix + "_"):
+    if not prefix:
         return key
-    return f"{prefix}_{key}"[:KEY_MAX_CHARS].rstrip("_")
+    own = own_key(subject, key)
+    whole = f"{prefix}_{own}"
+    room = KEY_MAX_CHARS - len(own) - KEY_DIGEST_CHARS - 1
+    if len(whole) <= KEY_MAX_CHARS or room < 0:
+        return whole
+    # The whole words that fit with their "_" (a word cut short may read as another: "partner" of "partnership").
+    words = prefix[:room].rpartition("_")[0]
+    return f"{words}_{_digest(prefix)}_{own}" if words else f"{_digest(prefix)}_{own}"
+
+
+def own_key(subject: str, key: str) -> str:
+    """`key` of `subject`'s fact without their prefix, whole or shortened (subject_key): the kind of fact
+    ("city" of "melanie_city"); a key without it as it is."""
+    prefix = subject_prefix(subject)
+    if not prefix:
+        return key
+    if key.startswith(prefix + "_"):
+        return key[len(prefix) + 1:]
+    words, mark, own = key.partition(f"{_digest(prefix)}_")
+    return own if mark and own and (not words or (prefix + "_").startswith(words)) else key
+
+
+def cut_as_before(subject: str, key: str) -> str:
+    """The key versions before subject_key shortened prefixes filed `subject`'s fact of `key` under: all of
+    the prefix and the kind, cut at KEY_MAX_CHARS mid-word. The memories and erasure tombstones written
+    then keep it (README, Upgrading over your data); any key that fits is its own."""
+    prefix = subject_prefix(subject)
+    return f"{prefix}_{own_key(subject, key)}"[:KEY_MAX_CHARS].rstrip("_") if prefix else key
+
+
+def _digest(prefix: str) -> str:
+    return hashlib.sha256(prefix.encode()).hexdigest()[:KEY_DIGEST_CHARS]
 
 
 def user_hash(tenant_id: str, user_id: str) -> str:

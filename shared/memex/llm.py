@@ -113,7 +113,7 @@ class ChatJSON:
         if attempts < 1:
             raise ValueError("attempts must be at least 1")
         self.model = model
-        self.outcome = LastOutcome()
+        self.outcome = LastOutcome(probe_blind=True)
         self.timeout = timeout
         self.attempts = attempts
         self.backoff = backoff
@@ -177,7 +177,7 @@ class ChatJSON:
                 problem, failure = type(exc).__name__, exc
             except openai.APIStatusError as exc:
                 if exc.status_code < 500 and exc.status_code != 429:
-                    self.outcome.record(exc, lasting=True)  # /health's probe, listing models, cannot see it
+                    self.outcome.record(exc)
                     raise LLMError(f"{self.model} refused the request: HTTP {exc.status_code} {_error_message(exc)}",
                                    as_asked=exc.status_code in _REFUSED_AS_ASKED) from exc
                 problem, failure = f"HTTP {exc.status_code} {_error_message(exc)}", exc

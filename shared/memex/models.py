@@ -27,8 +27,10 @@ ListOrder = Literal["written", "valid_from"]
 
 ID_MAX_LENGTH = 256
 LABEL_MAX_LENGTH = 256
-# Besides letters, digits and their combining marks: what emails, URNs and slugs use. No "/"
-# (an id must fit one path segment), no whitespace or control characters.
+# An id's characters: Unicode's letters, marks and numbers (general categories L, M, N), and besides
+# them what emails, URNs and slugs use. No "/" (an id must fit one path segment), no whitespace or
+# control characters.
+ID_CATEGORIES = "LMN"
 ID_PUNCTUATION = "_.:@+-"
 METADATA_MAX_DEPTH = 16
 METADATA_MAX_BYTES = 16_384
@@ -84,12 +86,15 @@ def _storable(value: str) -> str:
 def is_id(value: str) -> bool:
     """Whether `value` is a well-formed id: what every id field and path segment accepts."""
     return 0 < len(value) <= ID_MAX_LENGTH and all(
-        ch in ID_PUNCTUATION or unicodedata.category(ch)[0] in "LMN" for ch in value
+        ch in ID_PUNCTUATION or unicodedata.category(ch)[0] in ID_CATEGORIES for ch in value
     )
 
 
 # What is_id accepts, in words: said of an id refused in a field or in a path.
 ID_RULE = f"1 to {ID_MAX_LENGTH} letters, digits or {' '.join(ID_PUNCTUATION)}"
+# Its characters as the OpenAPI document's `pattern` (ECMA-262 with Unicode property classes, as
+# JSON Schema validators read it; the length is the type's min/maxLength), for clients that check first.
+ID_PATTERN = "^[" + "".join(rf"\p{{{category}}}" for category in ID_CATEGORIES) + re.escape(ID_PUNCTUATION) + "]+$"
 
 
 def _id(value: str) -> str:
@@ -109,7 +114,9 @@ def _not_blank(value: str) -> str:
 
 Text = Annotated[str, AfterValidator(_storable)]
 Said = Annotated[str, AfterValidator(_storable), AfterValidator(_not_blank)]
-Id = Annotated[str, StringConstraints(min_length=1, max_length=ID_MAX_LENGTH), AfterValidator(_id)]
+# The pattern is the document's alone: is_id checks, so that a refusal words the rule (ID_RULE).
+Id = Annotated[str, StringConstraints(min_length=1, max_length=ID_MAX_LENGTH), AfterValidator(_id),
+               Field(json_schema_extra={"pattern": ID_PATTERN})]
 # A participant's name, an idempotency key: text of at most LABEL_MAX_LENGTH characters. The bounds
 # stand in the type before its check, where pydantic counts characters; set by Field on an Optional
 # text they were counted as "items" ("Value should have at most 256 items after validation").
@@ -299,9 +306,8 @@ class TurnIn(_Strict):
 
 class ImportedTurn(TurnIn):
     """A line of an import (`memex backfill`): a POST /v1/turns body, and, written by `memex export`, the
-    id of the turn it was exported from. A line naming a turn its user has is that turn, however else it
-    says it (a time for a turn sent without one, a `user_name` given back otherwise, a message erased
-    since): the same user's import finds it stored rather than storing it again."""
+    id of the turn it was exported from, by which its user's import finds the turn stored, or erased
+    (db/backfills.insert_turns; README, Export)."""
 
     turn_id: Optional[Id] = None
 

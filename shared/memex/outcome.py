@@ -8,13 +8,15 @@ import time
 
 
 class LastOutcome:
-    def __init__(self) -> None:
+    def __init__(self, probe_blind: bool = False) -> None:
+        """`probe_blind`: /health's probe cannot see these calls fail (the LLM's lists its models, which
+        an overloaded server or one without the model still answers while chat calls hang, fail or are
+        refused), so a failure stands until a call succeeds, whatever a later probe meets."""
         self.at: float | None = None  # time.monotonic() of the last call
         self.state = ""  # "ok" or "error: <exception type>"
-        # A failure a probe cannot see, which stands until a call succeeds: the endpoint refused the
-        # request itself (a model name it does not serve answers 404 while the models list is fine).
-        self.lasting = False
+        self.lasting = False  # the last call failed, and the probe cannot tell whether it still would
+        self._probe_blind = probe_blind
 
-    def record(self, error: BaseException | None = None, lasting: bool = False) -> None:
+    def record(self, error: BaseException | None = None) -> None:
         self.at, self.state = time.monotonic(), "ok" if error is None else f"error: {type(error).__name__}"
-        self.lasting = error is not None and lasting
+        self.lasting = error is not None and self._probe_blind

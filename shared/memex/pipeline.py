@@ -40,7 +40,8 @@ from memex.errors import public_description
 from memex.extraction import Extractor, families, plain
 from memex.extraction.aliases import family_key
 from memex.extraction.placement import RELATION_NAMES, may_name_someone, placed
-from memex.jobs import KEY_MAX_CHARS, Candidate, ExtractionJob, SupersessionJob, subject_key, user_hash
+from memex.jobs import (KEY_MAX_CHARS, Candidate, ExtractionJob, SupersessionJob, cut_as_before, subject_key,
+                        user_hash)
 from memex.metrics import (CANDIDATES_PER_TURN, EXTRACTION_LATENCY, JOB_STARTS_FAILED, JOB_STARTS_LOCK_HELD,
                            LLM_FALLBACKS, SUPERSESSION_VERDICTS)
 from memex.supersession import (EMPLOYER_KEY, PARTNER_KEY, Decision, RulesJudge, about_former_partner,
@@ -108,8 +109,9 @@ def extract_many(ctx: Context, tenant_id: str, turn_ids: list[str], again: bool 
             # What the turn says is current is decided before what it says is over: "I left
             # Stripe and now work at Notion" makes Notion replace Stripe, rather than ending
             # Stripe and leaving Notion without a history.
-            candidates = sorted(_without_earlier_ends(_placed(conn, turn, found)),
-                                key=lambda c: c.historical)[:MAX_CANDIDATES_PER_TURN]
+            # A key still past the bound once placed (jobs.subject_key) names no kind of fact.
+            filed = [c for c in _placed(conn, turn, found) if len(c.key) <= KEY_MAX_CHARS]
+            candidates = sorted(_without_earlier_ends(filed), key=lambda c: c.historical)[:MAX_CANDIDATES_PER_TURN]
         except Exception as exc:  # noqa: BLE001 - the other turns are stored; this one is retried
             failure = failure or exc
             continue
@@ -531,10 +533,12 @@ def candidate_vectors(ctx: Context, turns: list[dict[str, Any]]) -> dict[str, np
 
 
 def _stored_candidates(turn: dict[str, Any]) -> list[Candidate]:
-    """The candidates stored on `turn` (_stored). A key longer than a key may be (jobs.KEY_MAX_CHARS) is no
-    fact's: the offline rules no longer file one, and one stored on a turn by an earlier version failed its
-    turn at every delivery (its dedupe key past what a b-tree entry may hold), the turn's other facts with it."""
-    return [_stored(c) for c in turn["candidates"] or [] if len(c["key"]) <= KEY_MAX_CHARS]
+    """The candidates stored on `turn` (_stored). A key longer than a key may be (jobs.KEY_MAX_CHARS) once
+    filed is no fact's: the offline rules no longer file one, and one stored on a turn by an earlier version
+    failed its turn at every delivery (its dedupe key past what a b-tree entry may hold), the turn's other facts
+    with it. One an earlier version stored under a participant's whole long name ("<68 letters>_city") is
+    filed as extraction files it now, its prefix shortened (jobs.subject_key)."""
+    return [c for c in map(_stored, turn["candidates"] or []) if len(c.key) <= KEY_MAX_CHARS]
 
 
 def _stored(candidate: dict[str, Any]) -> Candidate:
@@ -648,10 +652,12 @@ def _by_family(tombstones: set[tuple[str, str, str, str]]) -> dict[tuple[str, st
 def _erased(tombstones: dict[tuple[str, str], list[tuple[str, str, str]]], turn: dict[str, Any],
             candidate: Candidate) -> bool:
     """Whether the user erased this value (_by_family), under its key or an alias of it, or the key of
-    this turn (a tombstone from before migration 0031: subject and digest empty)."""
+    this turn (a tombstone from before migration 0031: subject and digest empty), or the key an earlier
+    version cut it to (jobs.cut_as_before: a participant's fact erased then is not filed again)."""
+    keys = dict.fromkeys([candidate.key, cut_as_before(candidate.subject, candidate.key)])
     return any(not digest or (subject == candidate.subject and digest == value_digest(
                    turn["tenant_id"], turn["user_id"], key, subject, candidate.value))
-               for key, subject, digest in tombstones.get((turn["id"], candidate.key), ()))
+               for filed in keys for key, subject, digest in tombstones.get((turn["id"], filed), ()))
 
 
 def _with_dedupe_keys(turn: dict[str, Any]) -> list[tuple[Candidate, str]]:

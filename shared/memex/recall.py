@@ -19,10 +19,10 @@ the search found ("Nice to meet you, Maya!" says nothing of the user, yet ranks 
 it answers), then the session's messages; listed first, up to ten standing facts pushed the line
 that answers the question past what a reader takes in first. A caller that wants nothing for a
 question the search found nothing for (the memory-service seed's harness asks noise questions) says
-`require_relevant`. A bullet goes in whole or not at all, but the search's best memory when it is bigger
-than the whole budget (a pasted document, a long message): it goes in cut to what is left of it, ending
-with CUT, so that the answer neither drops the memory the query is about nor hides that it holds only its
-beginning. Every bullet is cited with the bucket that took it in. The answer's `degraded` names what its search had to do without (search.py). A fact that has been replaced (a question about
+`require_relevant`. A bullet goes in whole or not at all, but the search's best memory when it does not
+fit what is left of the budget (a pasted document, a long message): its content goes in cut to fit, then
+CUT, then its notes (the days said, the values no longer current), so that the answer neither drops the
+memory the query is about nor hides that it holds only its beginning. Every bullet is cited with the bucket that took it in. The answer's `degraded` names what its search had to do without (search.py). A fact that has been replaced (a question about
 the past finds it, retrieval/past.py) says until when it held, so that the prompt does not read it as
 true now beside the fact that replaced it; a message that said it ("I live in York and love my cat")
 says the day it was said and which of its values are no longer current, so that a reader neither takes
@@ -70,6 +70,8 @@ Reading = tuple[str, date | None, tuple[str, ...], str | None]
 # What continues the character before it, besides a combining mark (NFD "e" + U+0301, a Devanagari
 # vowel sign, a variation selector): a joiner, as in "👩" ZWJ "💻", a skin tone, a flag's tag letters.
 _CONTINUES = re.compile("[\u200c\u200d\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]")
+# A flag is two regional indicator letters ("🇵" "🇹"); either alone reads as a letter in a box.
+_REGIONAL = re.compile("[\U0001f1e6-\U0001f1ff]")
 
 
 def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
@@ -127,28 +129,29 @@ def recall(ctx: Context, tenant_id: str, request: RecallIn) -> dict[str, Any]:
     bullets = {item: _bullet(reading, days.get(reading, ())) for item, (reading, _) in readings.items()}
     taken: set[Reading] = set()
     used = count_tokens(HEADER)
-    empty = used
 
     def admit(item: str, bucket: str) -> bool:
         """Takes `item` in, cited with `bucket`, when it fits what is left of the budget (the search's
-        best, bigger than the whole budget, cut to fit: `_cut`); whether it is in the context now (a
-        bullet that reads as one already in is, at no cost)."""
+        best, when it does not, cut to fit: `_cut`); whether it is in the context now (a bullet that
+        reads as one already in is, at no cost)."""
         nonlocal used
         reading = readings[item][0]
         if item in admitted or reading in taken:
             return True
         # Joined with a newline; counted as its own piece, then checked on the whole text. A bullet
-        # whose bytes alone rule it out of the whole budget is not counted: a memory of a megabyte
-        # costs a count seconds.
+        # whose bytes alone rule it out is not counted: a memory of a megabyte costs a count seconds.
         line = "\n- " + bullets[item]
-        cost = count_tokens(line) if empty + at_least(line) <= request.max_tokens else None
+        cost = count_tokens(line) if used + at_least(line) <= request.max_tokens else None
         if cost is None or used + cost > request.max_tokens:
-            if item != best or (cost is not None and empty + cost <= request.max_tokens):
-                return False  # a larger budget holds it whole
-            line = _cut(line, request.max_tokens - used)
-            if line is None:
+            if item != best:
                 return False
-            bullets[item], cost = line[len("\n- "):], count_tokens(line)
+            # Cut to what is left, not to the whole budget: one that fitted the whole budget but not what
+            # the session's latest turn left went in at smaller budgets, cut, and not at these (review revN).
+            content = reading[0]
+            cut = _cut(content, bullets[item][len(content):], request.max_tokens - used)
+            if cut is None:
+                return False
+            bullets[item], cost = cut, count_tokens("\n- " + cut)
         # one of the user's standing facts is cited as one, whichever pass took it in
         admitted[item] = "facts" if item in standing_facts else bucket
         taken.add(reading)
@@ -226,22 +229,34 @@ def snippet(content: str) -> str:
 def _whole(content: str, end: int) -> int:
     """`end`, or the place before it that cuts no character from what continues it (snippet)."""
     while 0 < end < len(content) and (unicodedata.category(content[end])[0] == "M" or _CONTINUES.match(content, end)
-                                      or content[end - 1] == "\u200d"):
+                                      or content[end - 1] == "\u200d" or _halves_a_flag(content, end)):
         end -= 1
     return end
 
 
-def _cut(line: str, tokens: int) -> str | None:
-    """The beginning of a bullet's `line` that fits `tokens` with CUT after it, cut between characters as
-    snippet is; None when no word of it would. A count of the pieces joined may exceed theirs: cut again
-    a letter shorter until the whole fits."""
-    room = tokens - count_tokens(CUT)
+def _halves_a_flag(content: str, end: int) -> bool:
+    """Whether `end` falls inside a flag: between regional indicators, an odd run of them before it (they
+    pair from the first of a run)."""
+    if not _REGIONAL.match(content, end):
+        return False
+    start = end
+    while start > 0 and _REGIONAL.match(content, start - 1):
+        start -= 1
+    return (end - start) % 2 == 1
+
+
+def _cut(content: str, notes: str, tokens: int) -> str | None:
+    """A bullet of the beginning of its `content` that fits `tokens` as a line, ended with CUT and then its
+    `notes` (the days said, the values no longer current: they say what the beginning is), cut between
+    characters as snippet is; None when no word of it would. A count of the pieces joined may exceed
+    theirs: cut again a token shorter until the whole fits."""
+    room = tokens - count_tokens("\n- " + CUT + notes)
     while room > 0:
-        kept = line[:_whole(line, len(within(line, room)))].rstrip()
-        if len(kept) <= len("\n- "):
+        kept = content[:_whole(content, len(within(content, room)))].rstrip()
+        if not kept:
             return None
-        if count_tokens(kept + CUT) <= tokens:
-            return kept + CUT
+        if count_tokens("\n- " + kept + CUT + notes) <= tokens:
+            return kept + CUT + notes
         room -= 1
     return None
 

@@ -514,7 +514,7 @@ def about_partner_keys(subject: str, partner: str) -> dict[str, str]:
 def about_former_partner(whose: str, partner: str, said: str, value: str) -> str:
     """A fact about a partner as it stood when the partnership ended: "The user's former partner Sam
     was a nurse."."""
-    a = "an" if value[:1].casefold() in "aeiou" else "a"
+    a = "an" if literal.caseless(value[:1]) in "aeiou" else "a"
     return f"{whose} former partner {partner} {said.format(a=a, value=value)}."
 
 

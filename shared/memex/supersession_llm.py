@@ -75,11 +75,13 @@ class LLMJudge:
             return self._fallback(candidate, related, f"LLM judge unavailable ({exc})")
         decision = to_decision(answer, by_short_id, candidate)
         if decision is None:
-            return self._fallback(candidate, related, f"LLM judge answer unusable: {json.dumps(answer)[:200]}")
+            # A fixed description, not the answer: the reason is the memory's `metadata.reason`, which clients
+            # read, and the model's text may quote the user.
+            return self._fallback(candidate, related, "LLM judge answer unusable")
         return decision
 
     def _fallback(self, candidate: Candidate, related: list[dict[str, Any]], why: str) -> Decision:
-        # `why` may quote the model's answer, and so the user: it is kept with the decision, not logged.
+        # `why` names the failure's kind (LLMError's message names no endpoint and quotes no answer).
         log.warning("LLM judge gave no usable answer; the rules judge decides")
         self._metrics.record(LLM_FALLBACKS, purpose="judge")
         decision = self._rules.decide(candidate, related)

@@ -319,6 +319,8 @@ class Backfill(_Answer):
     failed: int
     remaining: int
     already_stored: int
+    erased: int = Field(description="Lines naming a turn their user erased (a session's erasure): not stored, "
+                                    "neither done nor failed")
     error: Optional[str]
     failures: list[BackfillFailure] = Field(description="The first failed lines, in the file's order")
     failures_not_kept: int = Field(description="How many more lines failed than `failures` lists")

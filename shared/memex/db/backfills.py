@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, NamedTuple
 
 import psycopg
 
-from memex.db import erasing
+from memex.db import erasing, erasure
 from memex.db import turns as turn_rows
 from memex.errors import IdempotencyConflict
 from memex.models import ImportedTurn
@@ -72,21 +72,21 @@ def _chunk_key(tenant_id: str, backfill_id: str, offset: str) -> str:
 
 def advance(conn: psycopg.Connection, tenant_id: str, backfill_id: str, expected: str, position: str,
             done: int, failed: int, finished: bool, already_stored: int = 0, lines: int = 0,
-            failures: list[dict[str, Any]] = (), failures_kept: int = 0) -> bool:
+            failures: list[dict[str, Any]] = (), failures_kept: int = 0, erased: int = 0) -> bool:
     """Count a chunk once: only the delivery that finds the position where the chunk began moves
     it on, so a redelivered chunk adds nothing to the counters, nor its `failures` to the job's
     (of which the job keeps the first `failures_kept`). Until its message is marked sent, the next
     chunk is owed by the chunk that advanced."""
     row = conn.execute(
         """UPDATE backfills SET position = %s, advanced_from = %s, next_sent = %s, done = done + %s,
-                  failed = failed + %s, already_stored = already_stored + %s, updated_at = now(),
-                  lines_read = lines_read + %s,
+                  failed = failed + %s, already_stored = already_stored + %s, erased = erased + %s,
+                  updated_at = now(), lines_read = lines_read + %s,
                   failures = failures || coalesce(
                       (SELECT jsonb_agg(f ORDER BY n) FROM jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS t(f, n)
                        WHERE n <= %s - jsonb_array_length(failures)), '[]'),
                   status = CASE WHEN %s THEN 'done' ELSE status END
            WHERE tenant_id = %s AND id = %s AND position = %s AND status = 'running' RETURNING id""",
-        (position, expected, finished, done, failed, already_stored, lines, json.dumps(list(failures)),
+        (position, expected, finished, done, failed, already_stored, erased, lines, json.dumps(list(failures)),
          failures_kept, finished, tenant_id, backfill_id, expected),
     ).fetchone()
     return row is not None
@@ -100,26 +100,40 @@ def mark_sent(conn: psycopg.Connection, tenant_id: str, backfill_id: str, positi
     )
 
 
-def insert_turns(conn: psycopg.Connection, tenant_id: str,
-                 turns: list[ImportedTurn]) -> tuple[list[str], list[tuple[int, str]], int]:
+class Stored(NamedTuple):
+    """What insert_turns did with an import's turns."""
+    turn_ids: list[str]  # the turns stored, or found already stored
+    refused: list[tuple[int, str]]  # each refused turn's index with why (never what it says)
+    already_stored: int  # of `turn_ids`, those stored before
+    erased: list[int]  # the indexes of the turns naming one their user erased: not stored
+
+
+def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[ImportedTurn]) -> Stored:
     """Store the turns, all in one savepoint and pipelined; if Postgres refuses one of them, each
     in a savepoint of its own instead, so that the one that cannot be stored is skipped without
-    undoing the others. A turn naming (`turn_id`) a turn its user has is that one, found stored. A
-    turn whose idempotency key names another turn is refused. Returns the ids of the turns stored or
-    found already stored, each refused turn's index in `turns` with why (never what it says), and how
-    many of the ids were stored before (an earlier import of the same lines, or an export of the same
-    user's turns). The turns' users are locked first, in order, for the whole transaction: each
-    turn holds its session's row (migration 0025), and two imports writing one user's sessions in
-    other orders would otherwise deadlock. A turn of a user being erased is refused (db/erasing.py),
-    read under their lock, in the locks' round trip: POST /v1/turns answers 409 for it."""
-    erased = erasing.locks_and_marks(conn, tenant_id, [turn.user_id for turn in turns])
-    refused = [(i, _BEING_ERASED) for i, turn in enumerate(turns) if turn.user_id in erased]
-    places = [i for i, turn in enumerate(turns) if turn.user_id not in erased]
-    present = turn_rows.owned(conn, tenant_id, [(turns[i].turn_id, turns[i].user_id) for i in places
-                                                if turns[i].turn_id])
-    found = [(turns[i].turn_id, False) for i in places if turns[i].turn_id in present]
-    places = [i for i in places if turns[i].turn_id not in present]
-    dated = [(turns[i], turns[i].timestamp or datetime.now(timezone.utc)) for i in places]
+    undoing the others. A turn naming (`turn_id`) a turn its user has is that one, found stored
+    (already_stored: an earlier import of the same lines, or an export of the same user's turns); one
+    naming a turn a session's erasure took from its user is not stored (erasure.erased_turns). A turn
+    whose idempotency key names another turn is refused. The turns' users are locked first, in order,
+    for the whole transaction: each turn holds its session's row (migration 0025), and two imports
+    writing one user's sessions in other orders would otherwise deadlock. A turn of a user being
+    erased is refused (db/erasing.py), read under their lock, in the locks' round trip: POST /v1/turns
+    answers 409 for it; the erased turns are read under it too, after the session's erasure commits."""
+    being_erased = erasing.locks_and_marks(conn, tenant_id, [turn.user_id for turn in turns])
+    refused = [(i, _BEING_ERASED) for i, turn in enumerate(turns) if turn.user_id in being_erased]
+    places = [i for i, turn in enumerate(turns) if turn.user_id not in being_erased]
+    named = [(turns[i].turn_id, turns[i].user_id) for i in places if turns[i].turn_id]
+    erased_named = erasure.erased_turns(conn, tenant_id, named)
+    erased = [i for i in places if (turns[i].turn_id, turns[i].user_id) in erased_named]
+    places = [i for i in places if (turns[i].turn_id, turns[i].user_id) not in erased_named]
+    stored_as = turn_rows.stored_as(conn, tenant_id, [turn_id for turn_id, _ in set(named) - erased_named])
+    found = [(turns[i].turn_id, False) for i in places if (turns[i].turn_id, turns[i].user_id) in stored_as]
+    places = [i for i in places if (turns[i].turn_id, turns[i].user_id) not in stored_as]
+    # A line naming another user's turn is stored as a turn of its own user's naming none: the id it
+    # named is not theirs to keep (`imported_from`), and would outlive that user's erasure.
+    others = {turn_id for turn_id, _ in stored_as}
+    dated = [(turns[i] if turns[i].turn_id not in others else turns[i].model_copy(update={"turn_id": None}),
+              turns[i].timestamp or datetime.now(timezone.utc)) for i in places]
     try:
         with conn.transaction():
             stored = turn_rows.insert_turns(conn, tenant_id, dated)
@@ -136,7 +150,7 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str,
                 # The error's class, not its message: Postgres's message may quote the value.
                 refused.append((i, f"Postgres refused it: {type(exc).__name__}"))
     stored = found + [s for s in stored if s is not None]
-    return [turn_id for turn_id, _ in stored], refused, sum(not created for _, created in stored)
+    return Stored([turn_id for turn_id, _ in stored], refused, sum(not created for _, created in stored), erased)
 
 
 _ANOTHER_TURN = "its idempotency_key names another turn"

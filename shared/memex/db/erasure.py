@@ -186,11 +186,29 @@ def session(conn: psycopg.Connection, tenant_id: str, session_id: str, user_id: 
     # those of an end statement said in another session keep a re-extraction from bringing it back. A value
     # said again in another session was said there, which this erasure keeps: no tombstone names it.
     erased = memories(conn, tenant_id, ids, said_again=False)
+    # Their tombstones going with them, the turns' ids (and those their import lines named) are what keeps
+    # an export written before from storing them again (migration 0056, backfills.insert_turns).
     turns = conn.execute(
-        "DELETE FROM turns WHERE tenant_id = %s AND user_id = %s AND session_id = %s RETURNING id",
-        (tenant_id, user_id, session_id),
-    ).fetchall()
-    return {"turns": len(turns), **erased}
+        """WITH gone AS (DELETE FROM turns WHERE tenant_id = %(t)s AND user_id = %(u)s AND session_id = %(s)s
+                         RETURNING id, imported_from),
+                kept AS (INSERT INTO erased_turns (tenant_id, user_id, turn_id)
+                         SELECT %(t)s, %(u)s, named FROM gone, unnest(ARRAY[gone.id, gone.imported_from]) AS named
+                         WHERE named IS NOT NULL ON CONFLICT DO NOTHING)
+           SELECT count(*) AS n FROM gone""",
+        {"t": tenant_id, "u": user_id, "s": session_id},
+    ).fetchone()["n"]
+    return {"turns": turns, **erased}
+
+
+def erased_turns(conn: psycopg.Connection, tenant_id: str, turns: list[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Of these (turn id, user id), those of a turn of that user's a session's erasure took (session()):
+    another user's line naming it is theirs to store."""
+    if not turns:
+        return set()
+    return {(r["turn_id"], r["user_id"]) for r in conn.execute(
+        """SELECT e.turn_id, e.user_id FROM erased_turns e JOIN unnest(%s::text[], %s::text[]) AS k(id, user_id)
+             ON e.turn_id = k.id AND e.user_id = k.user_id WHERE e.tenant_id = %s""",
+        ([turn_id for turn_id, _ in turns], [user_id for _, user_id in turns], tenant_id)).fetchall()}
 
 
 def users_of_session(conn: psycopg.Connection, tenant_id: str, session_id: str) -> list[str]:
@@ -212,7 +230,9 @@ def begin_user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> None:
 def user_chunk(conn: psycopg.Connection, tenant_id: str, user_id: str, rows: int) -> tuple[dict[str, int], bool]:
     """Erase up to `rows` of the user's memories; when none is left, up to `rows` of their turns (their
     messages and tombstones go with them by cascade); when neither is left, their BM25 statistics, their
-    bulk jobs' rows (whose progress names the user) and their mark (begin_user): the erasure is finished. Returns
+    bulk jobs' rows (whose progress names the user), the ids of their turns a session's erasure took
+    (session(): nothing naming the user stays, so an export of theirs imports again as any other user's)
+    and their mark (begin_user): the erasure is finished. Returns
     the counts and whether it finished. No rule of memories() is needed: links, summaries and the
     statements of an end never cross users, so nothing the user said survives to name it.
     Memories go before turns because a turn takes its memories by cascade, as many as it has:
@@ -234,7 +254,7 @@ def user_chunk(conn: psycopg.Connection, tenant_id: str, user_id: str, rows: int
     # 0038): as many rows as the words they used, not a memory's work each; one statement, not chunked, as
     # 101,154 rows (a user of 100,000 memories, each a new word) took ~0.2 s, a third of a 2,000-memory
     # chunk (docs/measurements/erasure.md).
-    for table in ("memory_terms", "memory_stats", "backfills", "user_erasures"):
+    for table in ("memory_terms", "memory_stats", "backfills", "erased_turns", "user_erasures"):
         conn.execute(f"DELETE FROM {table} WHERE tenant_id = %s AND user_id = %s", (tenant_id, user_id))
     return erased, True
 

@@ -43,7 +43,7 @@ from psycopg.types.json import Jsonb
 from memex.db import erasing, locks
 from memex.db import history as history_rows
 from memex.extraction.aliases import family_key
-from memex.jobs import subject_prefix
+from memex.jobs import own_key
 from memex.supersession import folded_value, holds_several
 
 
@@ -150,8 +150,7 @@ def _resolve(cur: psycopg.Cursor, tenant_id: str, user_id: str, groups: list[tup
         ([s for s, _ in groups], [k for _, k in groups], tenant_id, user_id)).fetchall()
     together: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
     for memory in current:
-        prefix = subject_prefix(memory["subject"])
-        base = memory["key"][len(prefix) + 1:] if prefix and memory["key"].startswith(prefix + "_") else memory["key"]
+        base = own_key(memory["subject"], memory["key"])
         value = folded_value(memory["value"] or "") if holds_several(base) else None
         together[(memory["subject"], memory["key"], value)].append(memory)
     for said in together.values():

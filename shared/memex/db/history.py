@@ -484,21 +484,11 @@ _HELD_IN = f"""windows AS (
             held_in AS (SELECT DISTINCT left(span, j) AS part FROM beginnings)"""
 
 
-# SQL: a text `x` of one or two letters has no three-letter run, so every value's runs hold its none: it is
-# read as a word of value `o`'s, set off by spaces. Equal to the value or its first word, by the values'
-# first letters (the text, and the range of the text and a space); a later word, by the three-letter run
-# of a space and the text (`_AFTER_A_SPACE`), with a space after a one-letter text too, which leaves a
-# one-letter last word ("Plan X") unread: no run marks it.
-_A_WORD = "strpos(' ' || lower(o.value) || ' ', ' ' || x.text || ' ') > 0"
-_AFTER_A_SPACE = "' ' || x.text || CASE WHEN length(x.text) = 1 THEN ' ' ELSE '' END"
-
-
 def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, texts: list[str], words: list[str],
                      as_of: datetime | None = None) -> Callable[[], list[dict[str, Any]]]:
     """The user's semantic facts, current or not, that a question about a chain of values reads
     (retrieval/chains.py): those whose value holds one of `texts` or is held in one (lower-cased; the
-    caller checks the word boundaries; a text of one or two letters is held as a word, `_A_WORD`, and the
-    empty one names none), those under a key one of whose words begins with the stem of
+    caller checks the word boundaries), those under a key one of whose words begins with the stem of
     one of `words` (as send_asked reads them; `by_key`), and the facts the former replaced directly.
     Each with the ids of the facts it replaced directly (`replaced`), whether a later fact replaced it
     (`followed`), its decision (`end` for "The user used to work at Canva.") and what scoring and
@@ -530,17 +520,7 @@ def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, tex
                 SELECT o.id FROM texts x JOIN memories o
                   ON memex_value_grams(o.tenant_id, o.user_id, lower(o.value)) @> memex_value_grams(%(t)s, %(u)s, x.text)
                  AND strpos(lower(o.value), x.text) > 0
-                WHERE {fact} AND length(x.text) >= 3
-                UNION
-                SELECT o.id FROM texts x JOIN memories o
-                  ON {_START.format(v="o")} = x.text
-                  OR {_START.format(v="o")} >= x.text || ' ' AND {_START.format(v="o")} < x.text || '!'
-                WHERE {fact} AND length(x.text) BETWEEN 1 AND 2
-                UNION
-                SELECT o.id FROM texts x JOIN memories o
-                  ON memex_value_grams(o.tenant_id, o.user_id, lower(o.value)) @> memex_value_grams(%(t)s, %(u)s, {_AFTER_A_SPACE})
-                 AND strpos(lower(o.value), {_AFTER_A_SPACE}) > 0 AND {_A_WORD}
-                WHERE {fact} AND length(x.text) BETWEEN 1 AND 2
+                WHERE {fact}
             ),
             chosen AS (
                 SELECT id FROM named

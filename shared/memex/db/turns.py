@@ -13,14 +13,14 @@ from psycopg.types.json import Jsonb
 
 from memex.db import erasing
 from memex.errors import IdempotencyConflict
-from memex.models import TurnIn
+from memex.models import ImportedTurn, TurnIn
 
 
 # created_at by the row's own clock, not its transaction's: the turns of one batch (an import's chunk)
 # are then in the order they were given, which orders turns said at the same time (pipeline._said)
 _INSERT_TURN = """INSERT INTO turns (tenant_id, id, user_id, session_id, agent_id, occurred_at, metadata,
-                                    idempotency_key, payload_hash, utc_offset, created_at)
-                 VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, clock_timestamp())
+                                    idempotency_key, payload_hash, utc_offset, imported_from, created_at)
+                 VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, clock_timestamp())
                  ON CONFLICT (tenant_id, user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
                  RETURNING id"""
 _MESSAGE_COLUMNS = "tenant_id, id, turn_id, position, role, name, content, metadata, subject"
@@ -41,7 +41,7 @@ def insert_turn(
     row = conn.execute(
         _INSERT_TURN,
         (tenant_id, turn_id, turn.user_id, turn.session_id, turn.agent_id, occurred_at,
-         Jsonb(turn.metadata), turn.idempotency_key, digest, turn.utc_offset),
+         Jsonb(turn.metadata), turn.idempotency_key, digest, turn.utc_offset, _imported_from(turn)),
     ).fetchone()
     if row is None:
         existing = conn.execute(
@@ -65,7 +65,7 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str,
     Each statement holds its turns' sessions' rows (migration 0025) to commit: a caller writing
     several users' sessions locks those users first, in order (backfills.insert_turns)."""
     rows = [(tenant_id, str(uuid.uuid4()), t.user_id, t.session_id, t.agent_id, at, Jsonb(t.metadata),
-             t.idempotency_key, _payload_hash(t), t.utc_offset) for t, at in turns]
+             t.idempotency_key, _payload_hash(t), t.utc_offset, _imported_from(t)) for t, at in turns]
     created = []
     with conn.cursor() as cur:
         cur.executemany(_INSERT_TURN, rows, returning=True)
@@ -108,6 +108,12 @@ def _message_rows(tenant_id: str, turn_id: str, turn: TurnIn) -> list[tuple]:
              turn.subject_of(m)) for i, m in enumerate(turn.messages)]
 
 
+def _imported_from(turn: TurnIn) -> str | None:
+    """The turn an import line names (ImportedTurn), kept so that its erasure records that id too
+    (erasure.session): a restore of the backup again then finds it erased."""
+    return turn.turn_id if isinstance(turn, ImportedTurn) else None
+
+
 def _payload_hash(turn: TurnIn) -> str:
     """A hash of everything the client sent for the turn, in canonical JSON."""
     # A field added to the contract later is left out while unset, so that a turn sent again with
@@ -140,15 +146,12 @@ def get_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> dict[str
         (tenant_id, turn_id)).fetchone()
 
 
-def owned(conn: psycopg.Connection, tenant_id: str, turns: list[tuple[str, str]]) -> set[str]:
-    """Of these (turn id, user id), the ids of the turns stored as that user's: another user's turn of
-    the id is not theirs."""
-    if not turns:
+def stored_as(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> set[tuple[str, str]]:
+    """The (turn id, user id) of the turns stored under these ids, whoever's they are."""
+    if not turn_ids:
         return set()
-    return {r["id"] for r in conn.execute(
-        """SELECT t.id FROM turns t JOIN unnest(%s::text[], %s::text[]) AS k(id, user_id)
-             ON t.id = k.id AND t.user_id = k.user_id WHERE t.tenant_id = %s""",
-        ([turn_id for turn_id, _ in turns], [user_id for _, user_id in turns], tenant_id)).fetchall()}
+    return {(r["id"], r["user_id"]) for r in conn.execute(
+        "SELECT id, user_id FROM turns WHERE tenant_id = %s AND id = ANY(%s)", (tenant_id, turn_ids)).fetchall()}
 
 
 def get_turns(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> list[dict[str, Any]]:

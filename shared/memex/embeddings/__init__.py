@@ -38,9 +38,10 @@ def make_embedder(settings: Settings) -> Embedder:
     if settings.embeddings_provider != "local":
         raise ValueError(f"MEMEX_EMBEDDINGS_PROVIDER must be local or openai, not {settings.embeddings_provider!r}")
     from memex.embeddings.minilm import MiniLMEmbedder
+    from memex.embeddings.named_emoji import NamedEmojiEmbedder
 
-    embedder = MiniLMEmbedder(batch_size=settings.embeddings_batch_size,
-                              blas_threads=settings.embeddings_blas_threads)
+    embedder = NamedEmojiEmbedder(MiniLMEmbedder(batch_size=settings.embeddings_batch_size,
+                                                 blas_threads=settings.embeddings_blas_threads))
     if not settings.embeddings_coalesce:
         return embedder
     from memex.embeddings.coalescing import CoalescingEmbedder

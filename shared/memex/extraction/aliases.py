@@ -13,7 +13,7 @@ from typing import Iterable
 
 from memex.extraction import families, vocabulary
 from memex.extraction.plurals import as_filed_now
-from memex.jobs import subject_prefix
+from memex.jobs import own_key, subject_key, subject_prefix
 
 # Each family key, with the keys small models file its facts under instead.
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -108,6 +108,9 @@ def _family_key(key: str) -> str:
 def family_key(subject: str, key: str) -> str:
     """`key` of a fact about `subject` as the families file it (a participant's name before it read
     as theirs: "melanie_job" of Melanie is "melanie_role"): what a fact stored under a model's own
-    word is filed under (db/family_keys.py, the stored candidates and tombstones pipeline.py reads)."""
-    prefix = subject_prefix(subject)
-    return canonical(key, [prefix] if prefix else [])
+    word is filed under (db/family_keys.py, the stored candidates and tombstones pipeline.py reads),
+    its prefix shortened as the key's length asks (jobs.subject_key)."""
+    prefix, own = subject_prefix(subject), own_key(subject, key)
+    if own == key:
+        return canonical(key)
+    return subject_key(subject, canonical(f"{prefix}_{own}", [prefix]))

@@ -6,8 +6,8 @@ turn that says a pet's death by its name alone the speaker's current pets, or a 
 facts holding the wrong value it names (`known`: "Pickle" is the dog of a session months before). Each
 item it returns is checked on its own; a malformed item is dropped, never the batch, and so is one
 the message does not say (neither its quote nor its value is in it: the model invented it). When the
-model gives no usable answer at all (no JSON, or JSON without a memories list), `LLMError`
-propagates: the extraction job fails and the queue delivers it again (its last delivery extracted
+model gives no usable answer at all (no JSON, JSON without a memories list, or a list every item of
+which is dropped; an empty list is its "nothing to remember"), `LLMError` propagates: the extraction job fails and the queue delivers it again (its last delivery extracted
 by the offline rules), rather than the turn being marked done with nothing extracted.
 """
 
@@ -22,7 +22,7 @@ from memex import literal, supersession, time_phrases
 from memex.config import Settings
 from memex.extraction import aliases, families
 from memex.extraction.placement import ABOUT_ANOTHER_IMPORTANCE, RELATION_NAMES, placed
-from memex.jobs import KEY_MAX_CHARS, Candidate, key_words, subject_key, subject_prefix
+from memex.jobs import Candidate, key_words, subject_key, subject_prefix
 from memex.llm import ChatJSON, LLMError
 from memex.models import USER_SUBJECTS
 
@@ -163,6 +163,12 @@ class LLMExtractor:
                 continue
             found[(candidate.key, candidate.value.casefold(), candidate.subject.casefold(), candidate.historical)] = (
                 _said(item.get("quote") or item.get("raw_quote")) == _said(candidate.raw_quote), candidate)
+        if items and dropped == len(items):
+            # Every item dropped is no answer either, not "nothing to remember": the turn's facts would be
+            # lost with it.
+            log.warning("dropped all %d extraction items: malformed, or not in the words of the message they name",
+                        dropped)
+            raise LLMError(f"{self.chat.model}: an extraction answer none of whose {dropped} items is usable")
         if dropped:
             log.info("dropped %d extraction items of %d: malformed, or not in the words of the message they name",
                      dropped, len(items))
@@ -265,7 +271,7 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
     key = _key(item)
     value = _text(item.get("value"))
     content = _text(item.get("content"))
-    if type_ not in TYPES or not _snake_case(key) or len(key) > KEY_MAX_CHARS or not value or not content:
+    if type_ not in TYPES or not _snake_case(key) or not value or not content:
         return None
     confidence = _confidence(item.get("confidence"))
     if confidence is None:
@@ -307,6 +313,8 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         only_replacing=None if historical else _text(item.get("only_replacing"))[:500] or None,
         happened=_when(item.get("when"), raw_quote),
     )
+    # Not bounded as answered: "<a participant's 68-letter name>_city" is their city, once placed (the pipeline
+    # bounds what is filed, jobs.KEY_MAX_CHARS).
     return placed(candidate, [m["subject"] for m in [*history, *messages] if m.get("subject")], known or {})
 
 

@@ -41,7 +41,8 @@ def placed(candidate: Candidate, participants: list[str], relations: dict[str, s
     for person in participants:
         prefix = subject_prefix(person)
         if prefix and candidate.key.startswith(f"{prefix}_"):
-            return replace(candidate, subject=person, key=aliases.canonical(candidate.key, [prefix]),
+            key = subject_key(person, aliases.canonical(candidate.key, [prefix]))
+            return replace(candidate, subject=person, key=key,
                            importance=min(candidate.importance, ABOUT_ANOTHER_IMPORTANCE))
     for person, relation in relations.items():
         prefix = subject_prefix(person)

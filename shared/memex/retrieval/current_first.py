@@ -72,7 +72,7 @@ from datetime import datetime
 from typing import Any
 
 from memex.extraction import families
-from memex.jobs import subject_prefix
+from memex.jobs import own_key
 from memex.models import SearchIn
 from memex.retrieval import scoring, speakers, topics
 
@@ -199,8 +199,7 @@ def ended(request: SearchIn, scored: list[Scored], rows: list[dict[str, Any]], r
 def _about_whom(key: str, subject: str) -> list[str]:
     """The words of a fact's key that name the person in its subject's life it is about ("partner",
     "leo" of partner_leo_role); none for the subject's own fact (employer, partner_name)."""
-    prefix = subject_prefix(subject)
-    base = key[len(prefix) + 1:] if prefix and key.startswith(prefix + "_") else key
+    base = own_key(subject, key)
     family = families.family_of(base)
     if family is None or not family.key.startswith("<relation>_<name>_"):
         return []

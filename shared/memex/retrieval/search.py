@@ -42,7 +42,7 @@ from typing import Any, Collection, Hashable, Sequence
 
 import numpy as np
 
-from memex import episodic, filler, first_person, standalone, time_phrases, user_zone
+from memex import emoji, episodic, filler, first_person, standalone, time_phrases, user_zone
 from memex.config import Settings
 from memex.context import Context
 from memex.db import history
@@ -188,18 +188,18 @@ def search(ctx: Context, tenant_id: str, request: SearchIn, deps: Dependencies |
     question that asks only what was said in a period is answered with that period's messages
     (period.py); a question about the past is searched without its cue, which decides what comes
     back (past.py). A question about what two people have in common is searched without the words
-    that say so (in_common.py). A question with no word ("?", "👍": standalone.wordless) is answered
-    with nothing, in every mode. The words of its texts are read once (speakers.remembered). Every
-    reader sees the question as the offline rules see a statement (extraction/plain.py): "Where’s
-    she working now?" typed on a phone is "Where's she working now?"; the answer's `query` is the
-    question as sent."""
+    that say so (in_common.py). A question with no word and no emoji ("?", "...": standalone.wordless)
+    is answered with nothing, in every mode; an emoji is a word to search ("🍣": memex.emoji). The
+    words of its texts are read once (speakers.remembered). Every reader sees the question as the
+    offline rules see a statement (extraction/plain.py): "Where’s she working now?" typed on a phone
+    is "Where's she working now?"; the answer's `query` is the question as sent."""
     asked = request.query
     request = request.model_copy(update={"query": plain(asked)})
     deps = deps or Dependencies(ctx, tenant_id)
     if deps.now is None:
         read_now(ctx, tenant_id, request, deps)
     request = request.model_copy(update={"reference_time": deps.now})
-    if standalone.wordless(request.query):
+    if standalone.wordless(request.query) and not emoji.holds(request.query):
         # "?" asks about nothing, yet its vector is as near "Huh?" as a question to its answer: no mode answers it
         return {**_answer(request, [], 0, deps), "query": asked}
     if request.as_of is not None:

@@ -309,6 +309,7 @@ class Backfill(_Response):
     failed: int
     remaining: int
     already_stored: int = 0  # of `done`: lines an earlier import had stored (nothing stored twice)
+    erased: int = 0  # lines naming a turn their user erased: not stored, neither done nor failed
     error: Optional[str] = None
     failures: list[BackfillFailure] = []  # the first failed lines (an import's), in the file's order
     failures_not_kept: int = 0  # how many more lines failed than `failures` lists

@@ -181,9 +181,9 @@ def taken_back(candidate: Candidate) -> Candidate:
 
 
 def _value_mark(value: str) -> tuple[str, str | int]:
-    """Two values are the same when they are the same words ("new  york", "New York") or the same
-    number ("3", "three")."""
-    words = " ".join(value.casefold().split())
+    """Two values are the same when they are the same words ("new  york", "New York", "retıred" and "retired":
+    a look-alike letter is its letter, as the rules' patterns read it) or the same number ("3", "three")."""
+    words = " ".join(literal.caseless(value).casefold().split())
     number = to_number(words)
     return ("number", number) if number is not None else ("words", words)
 
@@ -445,7 +445,7 @@ def role_again(earlier: Facts, found: Facts, said: re.Match[str], message_id: st
         value = fields["value"]
         found.add(candidate_of(_ROLE_AGAIN_RULE, {"value": value, "person": named_person(part, name), "name": name,
                                                   "kind": part.replace("_", " "),
-                                                  "a": "an" if value[:1].casefold() in "aeiou" else "a"},
+                                                  "a": "an" if literal.caseless(value[:1]) in "aeiou" else "a"},
                                message_id, quote, subject))
 
 
@@ -461,7 +461,7 @@ def pregnant_again(earlier: Facts, found: Facts, name: str, message_id: str, quo
 
 def _ended_by_denial(value: str) -> Rule:
     """The rule that files a denied diet or retirement as the past."""
-    return RETIREMENT_ENDED if value.casefold() == "retired" else DIET_ENDED
+    return RETIREMENT_ENDED if literal.caseless(value) == "retired" else DIET_ENDED
 
 
 def denied(earlier: Facts, found: Facts, value: str, message_id: str, quote: str, subject: str) -> None:

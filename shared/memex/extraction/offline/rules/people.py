@@ -136,7 +136,7 @@ def _kin_fact(clean: Callable[[re.Match[str]], list[Fields]]) -> Callable[[re.Ma
         if person is None:
             return []
         said = {"kind": kind, "part": PERSON_PARTS[kind], "person": person, "named": f" {name}" if name else ""}
-        return [{**f, **said, "a": "an" if f["value"][:1].casefold() in "aeiou" else "a"} for f in clean(m)]
+        return [{**f, **said, "a": "an" if caseless(f["value"][:1]) in "aeiou" else "a"} for f in clean(m)]
     return fact
 
 

@@ -1,0 +1,68 @@
+"""Emoji as words. Postgres's text-search parser drops an emoji as it drops punctuation, and
+all-MiniLM-L6-v2's vocabulary has none (each is its unknown token), so "🍣" found nothing, not even
+"I love 🍣". Here an emoji, or a sequence drawn as one (a ZWJ sequence 👩‍💻, a skin tone 👍🏽, a
+flag 🇯🇵 or 🏴󠁧󠁢󠁳󠁣󠁴󠁿, a variation selector ❤️), is read:
+
+- by the keyword channel as one word of ASCII (`words`, mirroring memex_emoji_words, migration
+  0054): "emoji" and its code points in hex, "🍕" is emoji1f355. Variation selectors and skin tones
+  are how it is drawn, folded away as accents are ("❤️" is "❤", "👍🏽" is "👍"); the joiners go too,
+  the code points they join stay ("👩‍💻" is emoji1f469x1f4bb, not 👩 nor 💻).
+- by the local embedder as its Unicode name in its place (`named`, embeddings/named_emoji.py): "🍕" as
+  "slice of pizza", so "pizza" finds "🍕" and "🍕" finds "pizza". In place, not beside: the unknown
+  token beside the name made every text with an emoji near every other (docs/measurements/emoji.md).
+
+A pictograph is one of the blocks below (Unicode's emoji live there), less what compatibility
+decomposition already folds to letters ("🄰" is "A", "🈯" is "指": read as before), a lone skin tone
+and the ornamental quotes and brackets of the Dingbats block (❝ ❨, punctuation)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Misc Technical's emoji (⌚ ⏰), Misc Symbols and Dingbats (☕ ❤ ✨), ⬛ ⬜ ⭐ ⭕, and the
+# supplementary planes' emoji blocks (🀄, 🆗, the regional indicators, 🌍 to 🫶) but the skin tones
+PICTOGRAPH = ("\u231a\u231b\u2328\u23cf\u23e9-\u23f3\u23f8-\u23fa\u2600-\u275a\u2761-\u2767\u2776-\u27bf"
+              "\u2b1b\u2b1c\u2b50\u2b55\U0001f000-\U0001f0ff\U0001f16d-\U0001f18f\U0001f191-\U0001f1ff"
+              "\U0001f300-\U0001f3fa\U0001f400-\U0001faff")
+_INDICATOR = "[\U0001f1e6-\U0001f1ff]"
+_DRAWN = "\ufe0e\ufe0f\U0001f3fb-\U0001f3ff"  # variation selectors and skin tones
+_ELEMENT = f"(?:{_INDICATOR}{_INDICATOR}|[{PICTOGRAPH}])[\U000e0020-\U000e007f]*[{_DRAWN}]*"
+# memex_emoji_words writes the same expression
+SEQUENCE = re.compile(f"{_ELEMENT}(?:\u200d{_ELEMENT})*")
+_ANY = re.compile(f"[{PICTOGRAPH}]")
+_FOLDED = str.maketrans(dict.fromkeys([0xfe0e, 0xfe0f, 0x200d, *range(0x1f3fb, 0x1f400)]))
+
+
+def holds(text: str) -> bool:
+    """Whether `text` holds an emoji."""
+    return not text.isascii() and _ANY.search(text) is not None
+
+
+def word(sequence: str) -> str:
+    """The keyword channel's word for one emoji sequence (memex_emoji_words)."""
+    return "emoji" + "x".join(f"{ord(c):x}" for c in sequence.translate(_FOLDED))
+
+
+def words(text: str) -> str:
+    """`text` with each emoji sequence its word, spaced apart from what it touches."""
+    return SEQUENCE.sub(lambda m: f" {word(m.group())} ", text) if holds(text) else text
+
+
+def name(sequence: str) -> str:
+    """What one emoji sequence is called: the Unicode names of its pictographs ("👩‍💻": "woman personal
+    computer"), a flag its two letters ("flag jp"); itself when Python's Unicode has no name for it."""
+    parts = []
+    for c in sequence.translate(_FOLDED):
+        if "\U0001f1e6" <= c <= "\U0001f1ff":
+            parts.append(chr(ord(c) - 0x1f1e6 + ord("a")))
+        elif not "\U000e0020" <= c <= "\U000e007f":
+            parts.append(unicodedata.name(c, c).lower())
+    if len(parts) == 2 and all(len(p) == 1 and p.isascii() for p in parts):
+        return "flag " + "".join(parts)
+    return " ".join(parts)
+
+
+def named(text: str) -> str:
+    """`text` with each emoji sequence's name in its place."""
+    return SEQUENCE.sub(lambda m: f" {name(m.group())} ", text) if holds(text) else text
