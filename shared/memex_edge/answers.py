@@ -1,7 +1,8 @@
 """The answer shapes of the wire contract, as the routes declare them (`response_model`), so that
 /openapi.json describes what the API really sends and a client can be typed from it.
 
-The domain builds these answers as dicts; the models only declare and check them. Each allows
+The domain builds these answers as dicts; the models only declare and check them, but for one
+edge reading: a memory's `valid_from` is when it began to hold (`Memory._holding_from`). Each allows
 extra keys, so a key the domain adds is never dropped on the way out (tests/test_openapi.py
 fails instead, until it is declared here), and the routes serialize with `exclude_unset`, so a
 key the domain leaves out (a turn's `error`, a channel's rank) stays out rather than becoming null.
