@@ -158,7 +158,7 @@ def test_each_agent_lists_the_sessions_it_sent_a_turn_in(tenant):
 
 
 def test_a_session_id_two_agents_send_to_is_one_session_erased_whole(tenant):
-    """The README's warning (trial 15): a session id names the user's session, not an agent's; the
+    """docs/api.md's warning (trial 15): a session id names the user's session, not an agent's; the
     erasure of a session two agents sent turns to takes both agents' turns and what was drawn from
     them, and takes no `agent_id` to narrow it. Sessions of their own keep one agent's erasure its own."""
     for agent, said in [("coach", "My favourite colour is green."), ("planner", "My sister Marta visits in May.")]:

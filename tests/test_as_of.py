@@ -1,6 +1,6 @@
 """Memory read as it stood at a time (`as_of` on search and recall): a fact valid then answers,
 current now or not; one said later does not exist yet; what replaced a fact by then is what marks
-its message stale; an erased memory never comes back (README "Times")."""
+its message stale; an erased memory never comes back (docs/api.md, "Times")."""
 
 from __future__ import annotations
 

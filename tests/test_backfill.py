@@ -499,6 +499,58 @@ def test_a_restore_counts_each_line_naming_an_erased_turn_once_whatever_is_deliv
     assert facts == [("pet_kind", "cat")]
 
 
+def _state(ctx, tenant, job: BackfillJob) -> dict:
+    state = backfill.status(ctx, tenant.id, job.backfill_id)
+    return {k: state[k] for k in ("status", "done", "already_stored", "erased", "failed")}
+
+
+def _sessions_and_facts(tenant) -> tuple[list[str], list[tuple[str, str]]]:
+    turns = tenant.get(f"/v1/users/{tenant.user}/turns").json()["turns"]
+    memories = tenant.get(f"/v1/users/{tenant.user}/memories").json()["memories"]
+    return [t["session_id"] for t in turns], [(m["key"], m["value"]) for m in memories if m["key"]]
+
+
+def test_a_chunk_retried_after_its_session_was_erased_stores_none_of_its_lines_again(
+        tenant, ctx, runtime, tmp_path, monkeypatch):
+    """A plain file's line (no `turn_id`) is known by its key alone, `backfill:<sha256>:<offset>`: a delivery
+    killed once its turns were stored and before its progress was, the session erased, then SQS's retry of
+    the chunk finds the line's key erased with the session (review revS)."""
+    path = tmp_path / "plain.jsonl"
+    path.write_text(json.dumps({"user_id": tenant.user, "session_id": "gone",
+                                "messages": [{"role": "user", "content": "I work at Acme."}]}) + "\n")
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    with monkeypatch.context() as patch:
+        patch.setattr(backfill.backfill_rows, "advance", lambda *args, **kwargs: (_ for _ in ()).throw(_Killed()))
+        with pytest.raises(_Killed):
+            backfill.run_chunk(ctx, job, BACKFILL_WORKER.source_of(job))
+    runtime.drain()
+    assert _sessions_and_facts(tenant) == (["gone"], [("employer", "Acme")])
+    assert tenant.delete("/v1/sessions/gone", params={"user_id": tenant.user}).json()["deleted"]["turns"] == 1
+
+    backfill.run_chunk(ctx, job, BACKFILL_WORKER.source_of(job))  # SQS delivers the message again
+    runtime.drain()
+    assert _state(ctx, tenant, job) == {"status": "done", "done": 0, "already_stored": 0, "erased": 1, "failed": 0}
+    assert _sessions_and_facts(tenant) == ([], [])
+
+
+def test_a_plain_file_imported_again_after_its_session_was_erased_stores_none_of_its_lines(
+        tenant, ctx, runtime, tmp_path):
+    """Its line carries the same key again (its bytes and offset): counted `erased`, the other session's line
+    found stored."""
+    path = tmp_path / "plain.jsonl"
+    _write(path, [{"user_id": tenant.user, "session_id": "gone", "messages": [{"role": "user", "content": "I work at Acme."}]},
+                  {"user_id": tenant.user, "session_id": "kept", "messages": [{"role": "user", "content": "I have a cat."}]}])
+    _run_to_the_end(ctx, runtime, backfill.new_job("import", tenant.id, path=str(path)))
+    runtime.drain()
+    assert tenant.delete("/v1/sessions/gone", params={"user_id": tenant.user}).json()["deleted"]["turns"] == 1
+
+    again = backfill.new_job("import", tenant.id, path=str(path))
+    _run_to_the_end(ctx, runtime, again)
+    runtime.drain()
+    assert _state(ctx, tenant, again) == {"status": "done", "done": 1, "already_stored": 1, "erased": 1, "failed": 0}
+    assert _sessions_and_facts(tenant) == (["kept"], [("pet_kind", "cat")])
+
+
 def test_a_crash_between_advancing_and_sending_neither_stalls_nor_forks(tenant, ctx, runtime, tmp_path, monkeypatch):
     monkeypatch.setattr(backfill, "LINES_PER_CHUNK", 2)
     path = tmp_path / "crash.jsonl"
@@ -578,7 +630,7 @@ def test_a_job_whose_chain_died_reads_stalled_and_resumes_from_where_it_stopped(
 
 def test_a_user_erased_while_an_import_runs_comes_back_with_the_lines_after_the_erasure(tenant, ctx, runtime, tmp_path,
                                                                                         monkeypatch):
-    """What the README's Backfills says (decided, not refused: refusing them would keep the erased
+    """What docs/backfills.md says (decided, not refused: refusing them would keep the erased
     user's id on record past the erasure): the erasure takes what was stored, the job's later lines
     store the user again, and importing the file again after the erasure brings back every line."""
     monkeypatch.setattr(backfill, "LINES_PER_CHUNK", 2)

@@ -79,7 +79,8 @@ def test_synthetic_conversations_have_scored_questions():
 def test_only_the_readmes_commands_draw_the_readmes_plot():
     assert parse_args([]).plot is None  # a run for scratch leaves docs/perf/load.png alone
     readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("### Under load, beside an S2-style pipeline"):readme.index("### A companion app's evening")]
+    start = readme.index("### Under load, beside an S2-style pipeline")
+    section = readme[start:readme.index("\n## ", start)]
     shown = re.findall(r"!\[[^]]*\]\(([^)]+)\)", section)
     drawn = re.findall(r"bench\.load [^`]*?--plot ([^\s`]+)", section)
     make = re.search(r"^bench-load:.*?\n\n", (ROOT / "Makefile").read_text(), re.MULTILINE | re.DOTALL)[0]

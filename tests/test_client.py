@@ -8,6 +8,7 @@ import asyncio
 import inspect
 import json
 import re
+import socket
 import threading
 import time
 import uuid
@@ -20,6 +21,7 @@ import pytest
 from memex import backfill
 from memex_client import (
     APIConnectionError,
+    APITimeoutError,
     AsyncMemexClient,
     AuthenticationError,
     InvalidInputError,
@@ -475,6 +477,25 @@ def test_a_service_that_cannot_be_reached_raises_a_connection_error_after_the_re
         with MemexClient("k", nowhere, retry_policy=QUICK) as memex:
             with pytest.raises(APIConnectionError, match=f"no answer from {re.escape(nowhere)} \\(ConnectError"):
                 memex.health()
+
+
+def test_a_read_timeout_names_the_limit_that_ran_out():
+    # httpx's ReadTimeout has no text: the error read "no answer from … (ReadTimeout: )".
+    with socket.socket() as silent:  # takes the connection (the kernel's backlog), never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        address = "http://127.0.0.1:%d" % silent.getsockname()[1]
+        expected = f"no answer from {re.escape(address)} \\(ReadTimeout: read timed out after 0.2 s\\)"
+        with MemexClient("k", address, timeout=0.2, retry_policy=RetryPolicy(max_retries=0)) as memex:
+            with pytest.raises(APITimeoutError, match=expected):
+                memex.health()
+
+        async def health_async():
+            async with AsyncMemexClient("k", address, timeout=0.2, retry_policy=RetryPolicy(max_retries=0)) as memex:
+                await memex.health()
+
+        with pytest.raises(APITimeoutError, match=expected):
+            run(health_async())
 
 
 def test_an_address_without_its_scheme_is_refused_at_once_naming_where_it_came_from(monkeypatch):

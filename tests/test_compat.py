@@ -124,7 +124,7 @@ def test_the_memex_seeds_example_importance_is_stored_as_memexs_top(tenant):
 
 
 def test_memex_seed_search_keeps_the_relevance_floor_the_seed_did_not_have(tenant):
-    # README "API compatibility", differences that remain: the seed answered the top_k nearest
+    # docs/api.md "API compatibility", differences that remain: the seed answered the top_k nearest
     # whatever their similarity; memex's floor answers a query about nothing stored with nothing.
     tenant.post("/v1/memories", {"agent_id": "a1", "user_id": tenant.user, "content": "User prefers dark mode",
                                  "memory_type": "semantic", "importance": 0.9})

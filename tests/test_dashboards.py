@@ -185,7 +185,7 @@ def test_lambdas_own_failures_and_the_extraction_backlog_are_alarmed():
         metrics = alarm["Properties"].get("Metrics", [])
         if alarm["Properties"] in ages.values() or any("AWS/Lambda" in str(q) for q in metrics):
             # a math alarm's expression reads every metric it declares, each filled where it has no value
-            assert re.search(r"\(README, [^)]+\)", alarm["Properties"]["AlarmDescription"])
+            assert re.search(r"\((?:README|docs/[\w.-]+\.md), [^)]+\)", alarm["Properties"]["AlarmDescription"])
             expressions = " ".join(q.get("Expression", "") for q in metrics)
             for query in metrics:
                 if "MetricStat" in query:
@@ -213,4 +213,4 @@ def test_every_worker_running_near_its_timeout_is_alarmed():
             assert f"FILL({query['Id']}, 0) / {timeout * 1000}" in expression, (function, timeout)
     assert expression.startswith("MAX([")
     assert 0.5 <= alarm["Threshold"] < 1 and alarm["ComparisonOperator"] == "GreaterThanOrEqualToThreshold"
-    assert re.search(r"\(README, [^)]+\)", alarm["AlarmDescription"])
+    assert re.search(r"\((?:README|docs/[\w.-]+\.md), [^)]+\)", alarm["AlarmDescription"])

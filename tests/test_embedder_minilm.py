@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from memex.embeddings.minilm import MiniLMEmbedder
+from tests.conftest import ROOT
 
 REFERENCE = Path(__file__).parent / "data" / "all-minilm-l6-v2.json"
 
@@ -63,3 +68,26 @@ def test_short_and_long_texts_in_one_batch(embedder, reference):
     single = np.vstack([embedder.embed([text]) for text in mixed])
     assert float(np.max(np.abs(batched - single))) < 1e-5
     np.testing.assert_allclose(batched[1], expected[0], atol=2e-3)
+
+
+HUB_CLIENT = ("huggingface_hub", "hf_xet")
+
+
+def test_nothing_of_the_layer_imports_the_hub_client():
+    # shared/Makefile leaves huggingface_hub and hf_xet (tokenizers' dependencies) out of the layer.
+    for path in (ROOT / "shared").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            assert not [n for n in names if n.split(".")[0] in HUB_CLIENT], f"{path}: {names}"
+
+
+def test_the_embedder_loads_and_embeds_without_the_hub_client():
+    # None in sys.modules makes an import of the package fail, as its absence from the layer would.
+    code = (f"import sys; sys.modules.update(dict.fromkeys({HUB_CLIENT!r}))\n"
+            "from memex.embeddings.minilm import MiniLMEmbedder\n"
+            "print(MiniLMEmbedder().embed(['I work at Stripe.']).shape)")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ),
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "(1, 384)"

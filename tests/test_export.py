@@ -141,10 +141,10 @@ def test_an_export_imported_as_another_user_gives_them_the_same_memories(ctx, te
 
 
 def _same_user_turns(tenant) -> dict[str, str]:
-    """A user's turns as the README's account of an import into the same user has them, by name: keyed
-    turns whose line the export must say otherwise than they were sent (a timestamp for one sent without,
-    which memex does not record; a user_name given back as "user", the name it was sent under being kept
-    nowhere; a message gone with an erased fact), one said as sent, and keyless ones."""
+    """A user's turns as docs/backfills.md's account of an import into the same user has them, by
+    name: keyed turns whose line the export must say otherwise than they were sent (a timestamp for one
+    sent without, which memex does not record; a user_name given back as "user", the name it was sent
+    under being kept nowhere; a message gone with an erased fact), one said as sent, and keyless ones."""
     turns = {
         "as sent": sent(tenant, "s1", "2025-03-01T10:00:00+01:00", idempotency_key="k-as-sent", user_name="Caroline",
                         messages=[{"role": "user", "name": "Caroline", "content": "I have a cat."},
@@ -270,16 +270,41 @@ def test_a_session_erased_after_an_export_does_not_come_back_through_it(ctx, ten
         assert [(t["session_id"], t["messages"][0]["content"]) for t in listed(tenant)] == [
             ("kept", "I live in Lisbon.")]
         assert _facts(tenant, tenant.user) == {("city", "Lisbon")}
-    with ctx.db.transaction() as conn:  # ids alone: nothing the erased turns said
+    with ctx.db.transaction() as conn:  # ids and keys' digests alone: nothing the erased turns said
         rows = conn.execute("SELECT * FROM erased_turns WHERE tenant_id = %s AND user_id = %s",
                             (tenant.id, tenant.user)).fetchall()
-    assert set(rows[0]) == {"tenant_id", "user_id", "turn_id"}
+    assert set(rows[0]) == {"tenant_id", "user_id", "turn_id", "key_digest"}
     assert sorted(r["turn_id"] for r in rows) == sorted([*gone, lost, restored])
+    assert "k-acme" not in {r["key_digest"] for r in rows}
 
     other = f"{tenant.user}-other"
     assert restore(other) == {"status": "done", "done": 4, "already_stored": 0, "erased": 0, "failed": 0,
                               "remaining": 0}
     assert len(listed(tenant, other)) == 4
+
+
+def test_a_session_erased_after_an_export_written_before_turn_ids_keeps_its_keyed_lines_out(
+        ctx, tenant, runtime, tmp_path):
+    """A line naming no turn is known by its idempotency key: the erased session's keyed turn is counted
+    `erased`, its key kept by the erasure; its keyless turn is stored again, as a new turn, nothing telling
+    its line from a new one (the README says so)."""
+    from memex import backfill
+
+    sent(tenant, "gone", "2025-03-01T10:00:00Z", "I work at Acme.", idempotency_key="k-acme")
+    sent(tenant, "gone", "2025-03-02T10:00:00Z", "I have a cat.")
+    path = tmp_path / "before-turn-ids.jsonl"
+    path.write_text("".join(json.dumps({k: v for k, v in json.loads(line).items() if k != "turn_id"}) + "\n"
+                            for line in export.lines(ctx, tenant.id, tenant.user)), encoding="utf-8")
+    assert tenant.delete("/v1/sessions/gone", params={"user_id": tenant.user}).status_code == 200
+
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    ctx.publisher.publish_backfill(job)
+    runtime.drain(timeout=300)
+    state = backfill.status(ctx, tenant.id, job.backfill_id)
+    assert {k: state[k] for k in ("status", "done", "already_stored", "erased", "failed")} == {
+        "status": "done", "done": 1, "already_stored": 0, "erased": 1, "failed": 0}
+    assert [t["messages"][0]["content"] for t in listed(tenant)] == ["I have a cat."]
+    assert _facts(tenant, tenant.user) == {("pet_kind", "cat")}
 
 
 def _facts(tenant, user: str) -> set[tuple[str, str]]:

@@ -114,7 +114,7 @@ def test_the_job_to_come_is_the_employer_from_its_day_at_the_next_turn_and_the_o
 
 
 def test_a_participants_job_to_come_under_a_name_longer_than_a_key_starts_as_their_employer(tenant):
-    """A participant of a 68-letter name: their prefix cut at the bound filed the employer and the job to come
+    """A participant of a 68-character name: their prefix cut at the bound filed the employer and the job to come
     under one key. Each has its own (jobs.subject_key), and the start (pipeline._start_job) writes the
     employer's, replacing the old job."""
     name = "Bartholomew Montgomery Fitzwilliam Archibald Worthington-Smythe Jude"

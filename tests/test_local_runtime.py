@@ -307,7 +307,7 @@ def test_a_data_dir_of_another_major_version_stops_with_a_message_and_is_kept(tm
     assert result.returncode == 1, result.stdout + result.stderr
     message = result.stderr.strip().splitlines()[-1]
     assert message.startswith(f"memex: {pgdata} holds a PostgreSQL 18 cluster"), result.stderr
-    assert "README.md" in message and "Nothing was changed" in message
+    assert "docs/operations.md" in message and "Nothing was changed" in message
     assert sorted(p.relative_to(pgdata) for p in pgdata.rglob("*")) == before
     assert (pgdata / "base" / "data").read_bytes() == b"rows of a PostgreSQL 18 cluster"
 
@@ -323,7 +323,7 @@ def test_a_data_dir_postgres_cannot_start_stops_with_a_message_and_is_kept(tmp_p
     assert result.returncode == 1, result.stdout + result.stderr
     message = result.stderr.strip().splitlines()[-1]
     assert message.startswith(f"memex: PostgreSQL 16 could not start on {pgdata}"), result.stderr
-    assert "README.md" in message
+    assert "docs/operations.md" in message
     assert (pgdata / "PG_VERSION").read_text() == "16\n"
     assert (pgdata / "base" / "data").read_bytes() == b"what is left of a cluster"
 
@@ -339,7 +339,7 @@ def test_a_data_dir_whose_pg_version_names_no_version_stops_with_a_message_and_i
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     message = result.stderr.strip().splitlines()[-1]
     assert message.startswith(f"memex: {pgdata / 'PG_VERSION'} names no PostgreSQL version"), result.stderr
-    assert "README.md" in message and "Nothing was changed" in message
+    assert "docs/operations.md" in message and "Nothing was changed" in message
     assert (pgdata / "PG_VERSION").read_text() == "sixteen\n"
 
 

@@ -108,8 +108,8 @@ def test_the_template_deploys_all_but_what_needs_lambda(stack):
     # migrate function's permission to invoke itself names its ARN): nothing else is left out.
     assert all(t.startswith(("AWS::Lambda::", "AWS::ApiGatewayV2::", "AWS::Events::Rule", "Custom::"))
                or name in ("Dashboard", "Http5xxRateAlarm", "HttpFunctionErrorsAlarm", "HttpFunctionThrottlesAlarm",
-                           "WorkerFunctionErrorsAlarm", "WorkerFunctionThrottlesAlarm", "WorkerFunctionDurationAlarm",
-                           "MigrateSelfInvokePolicy")
+                           "WorkerFunctionErrorsAlarm", "ScheduledFunctionErrorsAlarm", "WorkerFunctionThrottlesAlarm",
+                           "WorkerFunctionDurationAlarm", "MigrateSelfInvokePolicy")
                for name, t in deployment.set_aside.items()), deployment.set_aside
     for alarm in ("DlqExtractionAlarm", "DlqSupersessionAlarm", "DlqBackfillAlarm", "SearchLatencyP95Alarm",
                   "LlmFallbackRateAlarm", "ExtractionQueueAgeAlarm", "BackfillQueueAgeAlarm"):

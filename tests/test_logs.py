@@ -168,7 +168,7 @@ def test_a_poller_whose_queue_is_gone_names_its_function_and_backs_off(runtime, 
 
 
 def test_an_llm_outage_is_one_warning_line_naming_it_and_a_bug_keeps_its_traceback(ctx, runtime, llm, logged,
-                                                                                   monkeypatch):
+                                                                                   monkeypatch, caplog):
     """An LLM down is "degraded, not down" (README), but each inline turn logged an ERROR with a traceback
     (memex.ingest) and each delivery of its job `extract_worker raised; the whole batch will be retried`
     with another. Each is one WARNING line naming the LLM's error; any other failure keeps its traceback."""
@@ -205,6 +205,8 @@ def test_an_llm_outage_is_one_warning_line_naming_it_and_a_bug_keeps_its_traceba
         r.getMessage() for r in inline + batch]
     assert all("LLMError: test-model: no usable answer" in r.getMessage() for r in inline + batch)
     assert "Traceback" not in batch[0].getMessage()
+    # Nor does any library log it with a traceback (Powertools' Tracer logged two ERRORs a delivery).
+    assert [(r.name, r.getMessage()) for r in caplog.records if r.exc_info and r.levelno >= logging.ERROR] == []
     runtime.drain()  # the offline rules read it, as the queue's next delivery would
 
     def broken(event, context):

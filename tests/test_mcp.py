@@ -254,7 +254,7 @@ def test_store_then_search_count_and_list(mcp_url, tenant):
 
 
 def test_the_memex_seeds_url_with_its_trailing_slash_reaches_the_tools(mcp_url, tenant):
-    # README "API compatibility": a client configured with the seed's http://localhost:8001/mcp/ is
+    # docs/api.md "API compatibility": a client configured with the seed's http://localhost:8001/mcp/ is
     # answered there, as at /mcp (never redirected: tests/test_api.py, the trailing slash).
     async def body(client):
         stored = await call(client, "store_memory", user_id=tenant.user, agent_id="a1", content="Prefers dark mode",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -14,7 +15,7 @@ from psycopg.types.json import Jsonb
 
 from memex import dedupe, pipeline
 from memex.db import sessions
-from memex.db.migrations import EmbeddingDimensionMismatch, MigrationBlocked, apply_migrations
+from memex.db.migrations import EmbeddingDimensionMismatch, MigrationBlocked, MigrationUnfinished, apply_migrations
 from tests.conftest import scratch_database
 
 MIGRATIONS = Path(__file__).resolve().parents[1] / "shared" / "memex" / "db" / "migrations"
@@ -178,8 +179,6 @@ def _apply(url: str, **options) -> list[str]:
 
 
 def _wait_for(condition, seconds: float = 30.0) -> None:
-    import time
-
     deadline = time.monotonic() + seconds
     while not condition():
         assert time.monotonic() < deadline, "never happened"
@@ -1059,21 +1058,31 @@ def test_the_dedupe_keys_holding_a_value_past_the_bound_name_its_digest_from_005
         assert dict(conn.execute(state).fetchall()) == after
 
 
-def test_the_memories_holding_an_emoji_are_indexed_again_by_0054_and_only_they(ctx):
-    """Migration 0054 on a database written before it: an emoji in a memory's content or in the line it
-    was indexed with becomes a word of the keyword channel, a ZWJ sequence one word, with the keyword
-    statistics equal to their computation from the memories; a memory without one is not written again,
-    and the migration run again changes nothing."""
+def _before_0054(conn: psycopg.Connection) -> None:
+    """memex_text as 0043 made it (what 0053 left), 0054 and 0057 not applied."""
+    before = (MIGRATIONS / "0043_hidden_and_attached_words.sql").read_text()
+    before = before[before.index("CREATE OR REPLACE FUNCTION memex_text"):]
+    conn.execute(before[:before.index("$f$;") + 4])
+    conn.execute("DROP FUNCTION memex_emoji_words(text), memex_emoji_words(text, text), memex_emoji_sequences")
+    conn.execute("DELETE FROM schema_migrations WHERE version IN (%s, %s)", (_EMOJI_WORDS, _EMOJI_INDEXED))
+
+
+_EMOJI_WORDS, _EMOJI_INDEXED = "0054_emoji_words", "0057_emoji_words_indexed"
+# The words a memory's row holds (content_tsv, 0027's generated column) against those of today's memex_text.
+_AS_READ_NOW = """SELECT id, content_tsv = setweight(to_tsvector('english', memex_text(left(content, 65536))), 'A')
+                                       || setweight(to_tsvector('english', memex_text(left(coalesce(context, ''), 16384))), 'D')
+                  FROM memories ORDER BY id"""
+
+
+def test_the_memories_holding_an_emoji_are_indexed_again_by_0057_after_0054_and_only_they(ctx):
+    """Migrations 0054 and 0057 on a database written before them: 0054 reads emoji as words and writes no
+    memory; 0057 then indexes again the memories holding an emoji in their content or in the line they were
+    indexed with, a ZWJ sequence one word, with the keyword statistics equal to their computation from the
+    memories; a memory without one is not written again, and either migration run again changes nothing."""
     from tests.test_term_stats import _recomputed, _stored
 
-    version = "0054_emoji_words"
     with _migrated_database(ctx, "memex_before_0054") as conn:
-        # the function as 0043 made it (what 0053 left)
-        before = (MIGRATIONS / "0043_hidden_and_attached_words.sql").read_text()
-        before = before[before.index("CREATE OR REPLACE FUNCTION memex_text"):]
-        conn.execute(before[:before.index("$f$;") + 4])
-        conn.execute("DROP FUNCTION memex_emoji_words(text), memex_emoji_words(text, text), memex_emoji_sequences")
-        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        _before_0054(conn)
         conn.execute("INSERT INTO tenants (id) VALUES ('t')")
         for id_, content, context in (("p", "My favourite food is 🍕", None), ("f", "Our 👨\u200d👩\u200d👧 trip", None),
                                       ("c", "Yes, twice!", "Had the best 🍣 tonight!"), ("e", "I moved to Seoul.", None),
@@ -1082,30 +1091,88 @@ def test_the_memories_holding_an_emoji_are_indexed_again_by_0054_and_only_they(c
                                                   valid_from)
                             VALUES ('t', %s, 'u', 'episodic', 'message', %s, %s, array_fill(0.1, ARRAY[384])::vector,
                                     now())""", (id_, content, context))
+        conn.execute("""INSERT INTO memories (tenant_id, id, user_id, memory_type, type, content, embedding, valid_from)
+                        VALUES ('t', 'w', 'w', 'episodic', 'message', '🎉 Party!', array_fill(0.1, ARRAY[384])::vector,
+                                now())""")
         postings = ("SELECT lexeme, memory_id, occurrences, context_occurrences FROM memory_postings "
                     "WHERE lexeme LIKE 'emoji%' ORDER BY 1")
         assert conn.execute(postings).fetchall() == []
-        unchanged = "SELECT id, xmin::text FROM memories WHERE id IN ('e', 'z') ORDER BY id"
-        written = conn.execute(unchanged).fetchall()
+        rows = "SELECT id, xmin::text FROM memories ORDER BY id"
+        written = dict(conn.execute(rows).fetchall())
 
-        assert apply_migrations(conn, 384) == [version]
+        assert apply_migrations(conn, 384, through=_EMOJI_WORDS) == [_EMOJI_WORDS]
+        assert conn.execute("SELECT memex_text('🍕')").fetchone()[0] == " emoji1f355 "
+        assert dict(conn.execute(rows).fetchall()) == written
+        with pytest.raises(MigrationUnfinished, match=_EMOJI_INDEXED):
+            apply_migrations(conn, 384, until=time.monotonic())  # out of time after the first user
+        assert [lexeme for lexeme, *_ in conn.execute(postings).fetchall()] == [
+            "emoji1f355", "emoji1f363", "emoji1f468x1f469x1f467"]
+        assert apply_migrations(conn, 384) == [_EMOJI_INDEXED]
         assert conn.execute(postings).fetchall() == [
-            ("emoji1f355", "p", 1, 0), ("emoji1f363", "c", 0, 1), ("emoji1f468x1f469x1f467", "f", 1, 0)]
-        assert conn.execute(unchanged).fetchall() == written
+            ("emoji1f355", "p", 1, 0), ("emoji1f363", "c", 0, 1), ("emoji1f389", "w", 1, 0),
+            ("emoji1f468x1f469x1f467", "f", 1, 0)]
+        indexed = dict(conn.execute(rows).fetchall())
+        assert {id_ for id_ in written if indexed[id_] != written[id_]} == {"c", "f", "p", "w"}
+        assert all(now for _, now in conn.execute(_AS_READ_NOW).fetchall())
         with conn.cursor(row_factory=dict_row) as reading:
-            statistics = _stored(reading, "t", "u")
-            assert statistics == _recomputed(reading, "t", "u")
+            statistics = [_stored(reading, "t", user) for user in ("u", "w")]
+            assert statistics == [_recomputed(reading, "t", user) for user in ("u", "w")]
 
-        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
-        assert apply_migrations(conn, 384) == [version]
+        for version in (_EMOJI_WORDS, _EMOJI_INDEXED):
+            conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+            assert apply_migrations(conn, 384) == [version]
+        assert dict(conn.execute(rows).fetchall()) == indexed
         with conn.cursor(row_factory=dict_row) as reading:
-            assert _stored(reading, "t", "u") == statistics
+            assert [_stored(reading, "t", user) for user in ("u", "w")] == statistics
+
+
+def test_a_memory_written_while_0054_and_0057_run_is_indexed_with_the_emoji_read_as_words(ctx):
+    """A writer that indexed a memory with the function 0054 replaces and commits after 0054 has (its insert
+    ran before) and one writing between 0054 and 0057: each memory ends with the words of today's reading, its
+    emoji found in the keyword statistics (before 0057, 0054's own statement missed the first: not visible
+    to it, and nothing indexed it again)."""
+    import threading
+
+    from psycopg.conninfo import make_conninfo
+
+    from memex.db import locks
+
+    with _migrated_database(ctx, "memex_during_0054") as conn:
+        _before_0054(conn)
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        conn.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (_EMOJI_INDEXED,))
+        url = make_conninfo(ctx.db.dsn, dbname="memex_during_0054")
+        insert = """INSERT INTO memories (tenant_id, id, user_id, memory_type, type, content, embedding, valid_from)
+                    VALUES ('t', %s, %s, 'episodic', 'message', %s, array_fill(0.1, ARRAY[384])::vector, now())"""
+        with psycopg.connect(url) as open_writer, psycopg.connect(url, autocommit=True) as later_writer:
+            locks.lock_user(open_writer, "t", "u")
+            open_writer.execute(insert, ("open", "u", "My favourite food is 🍕"))  # its transaction stays open
+            applied: list[list[str]] = []
+            migrator = threading.Thread(target=lambda: applied.append(_apply(url, through=_EMOJI_WORDS)))
+            migrator.start()
+            migrator.join(300)
+            assert applied == [[_EMOJI_WORDS]]
+            later_writer.execute(insert, ("later", "v", "Tacos 🌮 tonight"))
+            conn.execute("DELETE FROM schema_migrations WHERE version = %s", (_EMOJI_INDEXED,))
+            migrator = threading.Thread(target=lambda: applied.append(_apply(url)))
+            migrator.start()
+            # 0057 waiting for the open writer to end (or, had it not waited, done)
+            _wait_for(lambda: not migrator.is_alive() or conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%%pg_snapshot_xmin%%' AND pid <> pg_backend_pid()"
+            ).fetchone()[0] == 1, 300)
+            open_writer.commit()
+            migrator.join(300)
+        assert applied == [[_EMOJI_WORDS], [_EMOJI_INDEXED]]
+        assert conn.execute(_AS_READ_NOW).fetchall() == [("later", True), ("open", True)]
+        assert conn.execute("SELECT user_id, memory_id FROM memory_postings WHERE lexeme LIKE 'emoji%' ORDER BY 1").fetchall() == [
+            ("u", "open"), ("v", "later")]
 
 
 def test_the_erased_turns_and_their_columns_come_with_0056_and_run_again_unchanged(ctx):
-    """Migration 0056 on a database written before it: the table of erased turns' ids, the turn an import line
-    named (none for the turns stored before), and a job's count of lines naming an erased turn (0 for the jobs
-    before); run again, it changes nothing, an id it has kept included."""
+    """Migration 0056 on a database written before it: the table of erased turns' ids and keys' digests (the
+    digests indexed), the turn an import line named (none for the turns stored before), and a job's count of
+    lines naming an erased turn (0 for the jobs before); run again, it changes nothing, an id it has kept
+    included."""
     version = "0056_erased_turns"
     with _migrated_database(ctx, "memex_before_0056") as conn:
         conn.execute("DROP TABLE erased_turns")
@@ -1117,13 +1184,17 @@ def test_the_erased_turns_and_their_columns_come_with_0056_and_run_again_unchang
                         VALUES ('t', 'turn-1', 'u', 's', now(), 'processed')""")
         conn.execute("INSERT INTO backfills (tenant_id, id, kind, done) VALUES ('t', 'bf-1', 'import', 3)")
         state = """SELECT (SELECT array_agg(imported_from) FROM turns), (SELECT array_agg((done, erased)::text) FROM backfills),
-                          (SELECT array_agg((tenant_id, user_id, turn_id)::text ORDER BY turn_id) FROM erased_turns)"""
+                          (SELECT array_agg((tenant_id, user_id, turn_id, key_digest)::text ORDER BY turn_id)
+                           FROM erased_turns),
+                          (SELECT array_agg(indexname::text ORDER BY indexname) FROM pg_indexes
+                           WHERE tablename = 'erased_turns')"""
 
         assert apply_migrations(conn, 384) == [version]
-        assert conn.execute(state).fetchone() == ([None], ["(3,0)"], None)
-        conn.execute("INSERT INTO erased_turns (tenant_id, user_id, turn_id) VALUES ('t', 'u', 'turn-0')")
+        indexes = ["erased_turns_keys", "erased_turns_pkey"]
+        assert conn.execute(state).fetchone() == ([None], ["(3,0)"], None, indexes)
+        conn.execute("INSERT INTO erased_turns (tenant_id, user_id, turn_id, key_digest) VALUES ('t', 'u', 'turn-0', 'd')")
         after = conn.execute(state).fetchone()
 
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
         assert apply_migrations(conn, 384) == [version]
-        assert conn.execute(state).fetchone() == after == ([None], ["(3,0)"], ["(t,u,turn-0)"])
+        assert conn.execute(state).fetchone() == after == ([None], ["(3,0)"], ["(t,u,turn-0,d)"], indexes)

@@ -114,7 +114,7 @@ def test_a_second_hop_that_names_the_place_asked_for_is_reached_without_the_expa
 def test_offline_expansion_leaves_a_single_hop_answer_first(user, expanding, plain):
     # Not "what is the name of my neighbour's cat?": "Biscuit", named by the dog fact among the
     # first hits, lifts that fact above the cat's line (the expansion adds to the hits it read its
-    # names from; left as it is, since current-first relies on it: README, Retrieval).
+    # names from; left as it is, since current-first relies on it: docs/retrieval.md).
     for query in ("where does the user work?", "Stripe engineer"):
         before, after = _search(plain, user, query), _search(expanding, user, query)
         assert before and after[0]["id"] == before[0]["id"], query

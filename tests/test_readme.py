@@ -1,6 +1,6 @@
 """The README says what the code and the template say: every setting config.py reads is in its
-Configuration table by its whole name, and every function it names is one of template.yaml's; and no
-document keeps a merge's conflict markers."""
+Configuration table by its whole name, and every function it or a topic document under docs/ names is
+one of template.yaml's; and no document keeps a merge's conflict markers."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from infra import template
 from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+TOPICS = sorted((ROOT / "docs").glob("*.md"))  # the run records under docs/measurements name past names
 
 
 def _whole(name: str, text: str) -> bool:
@@ -24,12 +25,14 @@ def test_every_setting_config_reads_is_in_the_configuration_table_by_its_whole_n
     assert sorted(name for name in read if not _whole(name, table)) == []
 
 
-def test_every_function_the_readme_names_is_a_function_of_the_template():
+def test_every_function_the_documentation_names_is_a_function_of_the_template():
     resources = template.load()["Resources"]
     functions = {name for name, resource in resources.items() if resource["Type"] == "AWS::Serverless::Function"}
-    named = set(re.findall(r"\b[A-Z][A-Za-z]*(?:Fn|Function)\b", README))
-    assert {"IngestFunction", "ConsolidateFunction", "MigrateFunction"} <= named
-    assert sorted(named - functions) == []
+    assert TOPICS
+    for document, text in [("README.md", README), *((path.name, path.read_text(encoding="utf-8")) for path in TOPICS)]:
+        named = set(re.findall(r"\b[A-Z][A-Za-z]*(?:Fn|Function)\b", text))
+        assert sorted(named - functions) == [], document
+    assert {"IngestFunction", "ConsolidateFunction", "MigrateFunction"} <= set(re.findall(r"\b\w+Function\b", README))
 
 
 def test_no_document_keeps_a_merge_conflict_marker():

@@ -112,9 +112,10 @@ def test_layer_has_code_model_and_encoding(layer):
         assert (layer / relative).is_file(), f"missing python/{relative}"
 
 
-def test_layer_has_no_torch_boto3_caches_or_tests(layer):
+def test_layer_has_no_torch_boto3_hub_client_caches_or_tests(layer):
     names = {p.name.lower() for p in layer.iterdir()}
-    for forbidden in ("torch", "boto3", "botocore", "s3transfer", "sentence_transformers", "nvidia"):
+    for forbidden in ("torch", "boto3", "botocore", "s3transfer", "sentence_transformers", "nvidia",
+                      "huggingface_hub", "hf_xet"):
         assert forbidden not in names, f"{forbidden} got into the layer"
         assert not any(re.match(rf"{forbidden}-[^/]*\.dist-info$", n) for n in names), f"{forbidden} dist-info"
     leftovers = [str(p.relative_to(layer)) for p in layer.rglob("*") if p.name in ("__pycache__", "tests")]

@@ -1,6 +1,6 @@
 """Every key a search puts in a result's `score_parts` is declared: in /openapi.json (the server's
-ScoreParts, each with a description), in the Python client's model, and in the README's account of
-them. The keys are read from the retrieval package's code, not from answers seen: a key a new rule
+ScoreParts, each with a description), in the Python client's model, and in docs/retrieval.md's
+account of them. The keys are read from the retrieval package's code, not from answers seen: a key a new rule
 adds fails here until it is declared, whether or not some test's search reaches it."""
 
 from __future__ import annotations
@@ -106,9 +106,9 @@ def test_the_client_model_declares_every_key(emitted):
     assert set(ClientScoreParts.model_fields) == emitted
 
 
-def test_the_readme_names_every_key(emitted):
-    """The README's account of a result's score parts (Retrieval) names each key."""
-    readme = (ROOT / "README.md").read_text()
-    start = readme.index("Each result reports its\n`score_parts`")
-    account = readme[start:readme.index("\n\n", start)]
+def test_the_retrieval_document_names_every_key(emitted):
+    """docs/retrieval.md's account of a result's score parts names each key."""
+    retrieval = (ROOT / "docs/retrieval.md").read_text()
+    start = retrieval.index("Each result reports its\n`score_parts`")
+    account = retrieval[start:retrieval.index("\n\n", start)]
     assert {key for key in emitted if not re.search(rf"`{key}`", account)} == set()

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memex import pipeline
 from memex.db import turns as turn_rows
+from memex.extraction.aliases import canonical, family_key
 from memex.extraction.offline import OfflineExtractor
-from memex.jobs import subject_prefix
+from memex.extraction.placement import placed
+from memex.jobs import Candidate, subject_prefix
 
 
 def _said(tenant, *lines: tuple[str, str], user_name: str | None = "Caroline", session: str = "s1", **extra):
@@ -184,7 +188,7 @@ def test_subject_user_is_the_users_side_of_the_conversation_and_the_role_keeps_t
     assert [(m["metadata"]["role"], "My sister plays the cello." in m["content"]) for m in own] == [("user", True)]
 
 
-# A participant whose name alone is longer than a key may be (jobs.KEY_MAX_CHARS, 64): 68 letters.
+# A participant whose name alone is longer than a key may be (jobs.KEY_MAX_CHARS, 64): 68 characters.
 LONG_NAME = "Bartholomew Montgomery Fitzwilliam Archibald Worthington-Smythe Jude"
 
 
@@ -214,8 +218,6 @@ def test_a_participant_with_a_name_longer_than_a_key_has_each_fact_under_its_own
     assert sorted(m["value"] for m in _semantic(tenant) if m["key"].endswith("_city")) == ["Paris", "Rome"]
     found = [m for m in tenant.search("Where does Jane live?") if m["memory_type"] == "semantic"]
     assert found[0]["value"] == "Rome", [m["content"] for m in found]
-
-
     before = sorted((m["id"], m["key"], m["value"], m["active"]) for m in _semantic(tenant, include_inactive=True))
     for turn in (city, dog):
         pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, [turn["turn_id"]]))
@@ -240,15 +242,60 @@ def test_a_participants_fact_an_earlier_version_stored_under_their_whole_long_na
         ("bartholomew_montgomery_fitzwilliam_archibald_be47ecc9_city", "Paris")]
 
 
-def test_a_participants_fact_erased_under_the_key_an_earlier_version_cut_stays_erased(ctx, tenant):
-    """Erasure is final across the upgrade: a fact an earlier version filed under the cut key (all of the
-    68-letter prefix cut at 64) and the user erased then is not filed again by a re-extraction under the
-    key it has now (jobs.cut_as_before)."""
-    turn_id = _said(tenant, (LONG_NAME, "I live in Paris."))["turn_id"]
+@pytest.mark.parametrize("name, earlier", [(LONG_NAME, f"{subject_prefix(LONG_NAME)}_city"[:64].rstrip("_")),
+                                           ("Mum", "mother_city")])
+def test_a_participants_fact_erased_under_the_key_an_earlier_version_filed_it_under_stays_erased(
+        ctx, tenant, name, earlier):
+    """Erasure is final across the upgrade: a fact an earlier version filed under another key and the user
+    erased then is not filed again by a re-extraction under the key it has now (aliases.filed_before): the
+    cut key (all of a 68-character prefix cut at 64), and the key read as a whole ("mum_city" of Mum was
+    "mother_city")."""
+    turn_id = _said(tenant, (name, "I live in Paris."))["turn_id"]
     [paris] = _semantic(tenant)
-    cut = f"{subject_prefix(LONG_NAME)}_city"[:64].rstrip("_")
     with ctx.db.transaction() as conn:  # as the earlier version filed it
-        conn.execute("UPDATE memories SET key = %s WHERE tenant_id = %s AND id = %s", (cut, tenant.id, paris["id"]))
+        conn.execute("UPDATE memories SET key = %s WHERE tenant_id = %s AND id = %s",
+                     (earlier, tenant.id, paris["id"]))
     assert tenant.delete(f"/v1/memories/{paris['id']}").status_code == 200
     pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, [turn_id], again=True))
     assert _semantic(tenant, include_inactive=True) == []
+
+
+def test_a_participant_named_by_a_relation_word_has_their_facts_under_their_name_and_erased_stays_erased(
+        ctx, tenant):
+    """A participant called "Mum": her "I live in Paris." is her city, "mum_city" (the whole key read
+    "mother_city", and prefixed again: "mum_mother_city", longer at each reading), and a re-extraction of
+    the turn after she erased it files nothing again."""
+    turn_id = _said(tenant, ("Mum", "I live in Paris."))["turn_id"]
+    [paris] = _semantic(tenant)
+    assert (paris["subject"], paris["key"], paris["value"]) == ("Mum", "mum_city", "Paris")
+    assert tenant.delete(f"/v1/memories/{paris['id']}").status_code == 200
+    pipeline.resolve_many(ctx, pipeline.extract_many(ctx, tenant.id, [turn_id], again=True))
+    assert _semantic(tenant, include_inactive=True) == []
+
+
+def test_the_llm_extractor_files_a_key_a_model_opens_with_the_speakers_relation_word_name_as_their_own():
+    """The model may open the key of Mum's own "I live in Paris." with her name ("mum_city", "mum_location"):
+    it is her city, "mum_city", as "city" is (the whole key read as the relation's was her "mum_mother_city")."""
+    from memex.extraction.llm import to_candidate
+
+    messages = [{"id": "m1", "role": "user", "name": "Mum", "subject": "Mum", "content": "I live in Paris."}]
+    item = {"message": 0, "type": "fact", "value": "Paris", "subject": "Mum", "content": "Mum lives in Paris.",
+            "confidence": 0.9, "quote": "I live in Paris."}
+    assert [to_candidate({**item, "key": key}, messages).key for key in ["city", "mum_city", "mum_location"]] == [
+        "mum_city"] * 3
+
+
+@pytest.mark.parametrize("name", ["Melanie", "Mum", "Dad", "Bestie Jo", "Nana", "Zoë " * 14, LONG_NAME,
+                                  LONG_NAME.replace("Jude", "Jane")])
+def test_a_participants_key_placed_is_its_family_key_and_reading_it_again_changes_nothing(name):
+    """What placement files a participant's fact under is its family key (aliases.family_key, which the
+    stored candidates, tombstones and migration 0033 read): read again, it is the same key."""
+    prefix = subject_prefix(name)
+    for kind in ["city", "job", "location", "diet", "pet_rex_name", "favorite_movies", "partner_name", "employer",
+                 "mother_name", "mum_name", "sister_city", "partner_sam_role"]:
+        said = Candidate(type="fact", key=f"{prefix}_{kind}", value="v", content="c", confidence=0.9, importance=0.5,
+                         source_message_id=None)
+        filed = placed(said, [name], {})
+        assert filed.subject == name
+        assert family_key(name, filed.key) == filed.key == family_key(name, family_key(name, filed.key))
+        assert filed.base_key == canonical(kind)

@@ -223,6 +223,22 @@ def test_scheduled_functions_are_the_local_runtimes_with_the_same_rates():
         assert [_rate_seconds(r) for r in deployed[function_named(folder)]] == [schedule.rate_seconds], folder
 
 
+def test_a_scheduled_function_failing_once_is_alarmed():
+    # An hourly run that fails errors at t and at Lambda's two retries (t+1, t+3 minutes): one or two
+    # five-minute periods of the hour, never the three in a row the workers' Errors alarm waits for.
+    alarms = [r["Properties"] for r in RESOURCES.values() if r["Type"] == "AWS::CloudWatch::Alarm"]
+    scheduled = {name for name in FUNCTIONS if events_of(name, "Schedule")}
+    assert scheduled >= {"ConsolidateFunction", "VectorIndexesFunction", "SweepFunction"}
+    for function in scheduled:
+        covering = [alarm for alarm in alarms for query in alarm.get("Metrics", [])
+                    if query.get("MetricStat", {}).get("Metric", {}).get("MetricName") == "Errors"
+                    and query["MetricStat"]["Metric"]["Dimensions"] == [{"Name": "FunctionName", "Value": {"Ref": function}}]]
+        assert covering, f"{function}'s errors are alarmed nowhere"
+        for alarm in covering:
+            assert alarm["EvaluationPeriods"] == alarm.get("DatapointsToAlarm", 1) == 1, function
+            assert alarm["Threshold"] == 0 and alarm["ComparisonOperator"] == "GreaterThanThreshold", function
+
+
 def test_a_local_run_of_each_function_has_the_timeout_the_template_gives_it():
     """The local scheduler reads each function's Timeout from the template (the sweep sizes its
     erasures by the time left): its own where it names one, the Globals' where it does not."""
@@ -474,12 +490,16 @@ def test_neither_traces_nor_logs_capture_bodies():
     assert _env().get("POWERTOOLS_LOGGER_LOG_EVENT", "false") == "false"
 
 
-def test_dead_letters_are_kept_four_days_at_most():
-    dead_letter_queues = {logical_id(QUEUES[q]["Properties"]["RedrivePolicy"]["deadLetterTargetArn"])
-                          for q in consumers()}
-    for queue in dead_letter_queues:
-        retention = QUEUES[queue]["Properties"].get("MessageRetentionPeriod", 345600)
-        assert retention <= 4 * 24 * 3600, f"{queue} keeps dead letters {retention} s"
+def test_dead_letters_are_kept_four_days_after_they_die_and_no_longer():
+    # SQS counts a dead letter's retention from its first send to the main queue: a DLQ keeping what
+    # its main queue keeps gave a message that waited there 3 days one day as a dead letter.
+    four_days = 4 * 24 * 3600
+    for queue in consumers():
+        properties = QUEUES[queue]["Properties"]
+        dead_letter_queue = logical_id(properties["RedrivePolicy"]["deadLetterTargetArn"])
+        main = properties["MessageRetentionPeriod"]  # stated: SQS's default is no promise the DLQ's can rest on
+        kept = QUEUES[dead_letter_queue]["Properties"]["MessageRetentionPeriod"]
+        assert kept == main + four_days <= 14 * 24 * 3600, f"{dead_letter_queue} keeps {kept} s, {queue} {main} s"
 
 
 def test_every_worker_has_reserved_concurrency_matching_its_queue_concurrency():
@@ -559,7 +579,7 @@ def test_a_parameter_left_at_its_default_means_what_the_unset_variable_means(pro
 
 
 def test_only_the_backfill_worker_may_read_the_import_bucket_and_only_when_one_is_given():
-    # README, Backfills: an import message names an s3_uri, read by the backfill worker; its role had
+    # docs/backfills.md: an import message names an s3_uri, read by the backfill worker; its role had
     # no S3 permission at all, so every import from S3 failed AccessDenied into the DLQ.
     assert TPL["Parameters"]["BackfillImportBucket"]["Default"] == ""
     policy = RESOURCES["BackfillImportPolicy"]
@@ -574,14 +594,15 @@ def test_only_the_backfill_worker_may_read_the_import_bucket_and_only_when_one_i
     assert [p.parent.name for p in (ROOT / "functions").glob("*/app.py") if '"s3"' in p.read_text()] == ["backfill_worker"]
 
 
-def test_every_readme_section_the_template_names_exists():
-    # The DLQ alarms sent an operator to "(README, Operating)", a section the README never had.
-    headings = [line.lstrip("#").strip() for line in (ROOT / "README.md").read_text().splitlines()
-                if line.startswith("##")]
-    named = re.findall(r'\(README, "?([^")]+)"?\)', TEMPLATE.read_text())
-    assert named
-    for section in named:
-        assert any(heading.startswith(section) for heading in headings), section
+def test_every_document_section_the_template_names_exists():
+    # The DLQ alarms sent an operator to "(README, Operating)", a section the README never had; the
+    # sections have since moved from the README to docs/ (its "(docs/operations.md, Metrics ...)").
+    named = re.findall(r'\((README|docs/[\w.-]+\.md), "?([^")]+)"?\)', TEMPLATE.read_text())
+    assert {document for document, _ in named} >= {"docs/operations.md", "docs/backfills.md"}
+    for document, section in named:
+        path = ROOT / ("README.md" if document == "README" else document)
+        headings = [line.lstrip("#").strip() for line in path.read_text().splitlines() if line.startswith("#")]
+        assert any(heading.startswith(section) for heading in headings), (document, section)
 
 
 def test_every_functions_logs_expire():

@@ -92,7 +92,7 @@ def test_a_deleted_tenant_leaves_no_row_and_the_other_tenant_is_untouched(ctx, r
     runtime.drain()  # the queued turn's job finds nothing to work on
 
     assert _rows_mentioning(ctx, words, words.capitalize(), *ids) == {}
-    # Only the tenant's row and its revoked keys name it (README: why they are kept).
+    # Only the tenant's row and its revoked keys name it (docs/operations.md: why they are kept).
     assert _rows_mentioning(ctx, tenant.id) == {"tenants": 1, "api_keys": 2}
     with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
         assert conn.execute("SELECT rate_limit, deleted_at IS NOT NULL FROM tenants WHERE id = %s",

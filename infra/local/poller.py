@@ -13,11 +13,9 @@ import threading
 import time
 from typing import Any, Callable
 
-from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
-
 from infra import template
 from infra.local.lambda_context import LocalLambdaContext, label, labelled
-from memex.llm import LLMError
+from memex_edge.observability import llm_outage
 
 log = logging.getLogger("memex.poller")
 
@@ -101,7 +99,7 @@ class QueuePoller(threading.Thread):
                 result = self._handler(event, context) or {}
             failed = {f["itemIdentifier"] for f in result.get("batchItemFailures", [])}
         except Exception as exc:  # noqa: BLE001 - a crashed invocation fails the whole batch, as in Lambda
-            outage = _llm_outage(exc)
+            outage = llm_outage(exc)
             if outage:
                 # Degraded, not down: the LLM's failure, named, without the traceback a bug keeps.
                 log.warning("%s failed every record of the batch for the LLM (%s); the whole batch will be retried",
@@ -115,17 +113,6 @@ class QueuePoller(threading.Thread):
                 {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]} for i, m in enumerate(done)
             ])
         return len(messages)
-
-
-def _llm_outage(exc: BaseException) -> str | None:
-    """The LLM's failures (an `LLMError` each: its kind, never the endpoint's URL or the model's answer)
-    when an invocation failed every record for them, once each; None for any other failure."""
-    if not isinstance(exc, BatchProcessingError):
-        return None
-    errors = [error for _, error, _ in exc.child_exceptions]
-    if not errors or not all(isinstance(error, LLMError) for error in errors):
-        return None
-    return "; ".join(dict.fromkeys(f"{type(error).__name__}: {error}" for error in errors))
 
 
 def drain(pollers: list[QueuePoller], timeout: float = 60.0, between: Callable[[], None] | None = None) -> None:

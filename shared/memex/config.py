@@ -194,7 +194,7 @@ class Settings:
     # in the user's voice ("Is the user a runner?" as "Am I a runner?", first_person.py), as the
     # user's facts are embedded (embedded_text.py); the question as asked is fused beside it with
     # this weight (0: not embedded) and opens the floor's gate too. Measured on bench.probes
-    # (README): 0 and 0.5 scored the same; 0.5 still finds facts embedded before the user's voice
+    # (docs/quality.md): 0 and 0.5 scored the same; 0.5 still finds facts embedded before the user's voice
     # (until a re-embed).
     search_first_person: bool = True
     search_as_asked_vector_weight: float = 0.5
@@ -212,10 +212,11 @@ class Settings:
     # A question that asks what holds now ("now", "these days", "currently", a view of something asked in the
     # present tense: temporal.asks_present): the kept memories' relevance x (1 + boost x how late each became
     # valid among them, 0 to 1).
-    # Measured on bench.probes (README). 0: off.
+    # Measured on bench.probes (docs/quality.md). 0: off.
     search_present_boost: float = 0.5
     # A question about the past ("where did I work before?") also finds the facts that were replaced
-    # (retrieval/past.py). Measured on bench.asked's replaced facts and LoCoMo (README).
+    # (retrieval/past.py). Measured on bench.asked's replaced facts and LoCoMo
+    # (docs/retrieval.md, "Questions about the past").
     search_past: bool = True
     # A question about a chain of values ("where did she work before Shopify?", "her first job", "when
     # did she move to Dublin?") gets the chain's member that answers it first (retrieval/chains.py).

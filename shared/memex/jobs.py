@@ -100,7 +100,7 @@ KEY_DIGEST_CHARS = 8
 def subject_key(subject: str, key: str) -> str:
     """`key` (a kind of fact, or one of `subject`'s keys already) as the key of `subject`'s fact: their
     prefix and the kind. A key that would be longer than KEY_MAX_CHARS keeps the kind whole and shortens
-    the prefix to the whole words of it that fit and a digest of all of it: a participant with a 68-letter
+    the prefix to the whole words of it that fit and a digest of all of it: a participant with a 68-character
     name has "bartholomew_…_be47ecc9_city" and "…_be47ecc9_pet_rex_name", two keys, and redelivery or re-extraction
     gives the same. (Cut at the bound instead, both were "bartholomew_…_smythe_j": one fact superseded the
     other.) A kind too long for even a digest before it gives a key past the bound, which no fact is filed
@@ -128,14 +128,6 @@ def own_key(subject: str, key: str) -> str:
         return key[len(prefix) + 1:]
     words, mark, own = key.partition(f"{_digest(prefix)}_")
     return own if mark and own and (not words or (prefix + "_").startswith(words)) else key
-
-
-def cut_as_before(subject: str, key: str) -> str:
-    """The key versions before subject_key shortened prefixes filed `subject`'s fact of `key` under: all of
-    the prefix and the kind, cut at KEY_MAX_CHARS mid-word. The memories and erasure tombstones written
-    then keep it (README, Upgrading over your data); any key that fits is its own."""
-    prefix = subject_prefix(subject)
-    return f"{prefix}_{own_key(subject, key)}"[:KEY_MAX_CHARS].rstrip("_") if prefix else key
 
 
 def _digest(prefix: str) -> str:

@@ -27,10 +27,8 @@ ListOrder = Literal["written", "valid_from"]
 
 ID_MAX_LENGTH = 256
 LABEL_MAX_LENGTH = 256
-# An id's characters: Unicode's letters, marks and numbers (general categories L, M, N), and besides
-# them what emails, URNs and slugs use. No "/" (an id must fit one path segment), no whitespace or
-# control characters.
-ID_CATEGORIES = "LMN"
+# Besides letters, digits and their combining marks: what emails, URNs and slugs use. No "/"
+# (an id must fit one path segment), no whitespace or control characters.
 ID_PUNCTUATION = "_.:@+-"
 METADATA_MAX_DEPTH = 16
 METADATA_MAX_BYTES = 16_384
@@ -86,15 +84,12 @@ def _storable(value: str) -> str:
 def is_id(value: str) -> bool:
     """Whether `value` is a well-formed id: what every id field and path segment accepts."""
     return 0 < len(value) <= ID_MAX_LENGTH and all(
-        ch in ID_PUNCTUATION or unicodedata.category(ch)[0] in ID_CATEGORIES for ch in value
+        ch in ID_PUNCTUATION or unicodedata.category(ch)[0] in "LMN" for ch in value
     )
 
 
 # What is_id accepts, in words: said of an id refused in a field or in a path.
 ID_RULE = f"1 to {ID_MAX_LENGTH} letters, digits or {' '.join(ID_PUNCTUATION)}"
-# Its characters as the OpenAPI document's `pattern` (ECMA-262 with Unicode property classes, as
-# JSON Schema validators read it; the length is the type's min/maxLength), for clients that check first.
-ID_PATTERN = "^[" + "".join(rf"\p{{{category}}}" for category in ID_CATEGORIES) + re.escape(ID_PUNCTUATION) + "]+$"
 
 
 def _id(value: str) -> str:
@@ -114,9 +109,7 @@ def _not_blank(value: str) -> str:
 
 Text = Annotated[str, AfterValidator(_storable)]
 Said = Annotated[str, AfterValidator(_storable), AfterValidator(_not_blank)]
-# The pattern is the document's alone: is_id checks, so that a refusal words the rule (ID_RULE).
-Id = Annotated[str, StringConstraints(min_length=1, max_length=ID_MAX_LENGTH), AfterValidator(_id),
-               Field(json_schema_extra={"pattern": ID_PATTERN})]
+Id = Annotated[str, StringConstraints(min_length=1, max_length=ID_MAX_LENGTH), AfterValidator(_id)]
 # A participant's name, an idempotency key: text of at most LABEL_MAX_LENGTH characters. The bounds
 # stand in the type before its check, where pydantic counts characters; set by Field on an Optional
 # text they were counted as "items" ("Value should have at most 256 items after validation").
@@ -399,7 +392,7 @@ class SearchIn(_Strict):
     filters: SearchFilters = Field(default_factory=SearchFilters)
     include_inactive: Flag = False
     mode: SearchMode = "hybrid"
-    # Memory as it stood then: README "Times".
+    # Memory as it stood then: docs/api.md, "What a request may carry" (Times).
     as_of: Optional[datetime] = None
 
     _time = field_validator("reference_time", "as_of")(_asked_time)

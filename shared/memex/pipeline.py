@@ -38,10 +38,9 @@ from memex.embeddings.recent import RecentVectors
 from memex.episodic import episodic_text, shows_nothing
 from memex.errors import public_description
 from memex.extraction import Extractor, families, plain
-from memex.extraction.aliases import family_key
+from memex.extraction.aliases import family_key, filed_before
 from memex.extraction.placement import RELATION_NAMES, may_name_someone, placed
-from memex.jobs import (KEY_MAX_CHARS, Candidate, ExtractionJob, SupersessionJob, cut_as_before, subject_key,
-                        user_hash)
+from memex.jobs import KEY_MAX_CHARS, Candidate, ExtractionJob, SupersessionJob, subject_key, user_hash
 from memex.metrics import (CANDIDATES_PER_TURN, EXTRACTION_LATENCY, JOB_STARTS_FAILED, JOB_STARTS_LOCK_HELD,
                            LLM_FALLBACKS, SUPERSESSION_VERDICTS)
 from memex.supersession import (EMPLOYER_KEY, PARTNER_KEY, Decision, RulesJudge, about_former_partner,
@@ -536,7 +535,7 @@ def _stored_candidates(turn: dict[str, Any]) -> list[Candidate]:
     """The candidates stored on `turn` (_stored). A key longer than a key may be (jobs.KEY_MAX_CHARS) once
     filed is no fact's: the offline rules no longer file one, and one stored on a turn by an earlier version
     failed its turn at every delivery (its dedupe key past what a b-tree entry may hold), the turn's other facts
-    with it. One an earlier version stored under a participant's whole long name ("<68 letters>_city") is
+    with it. One an earlier version stored under a participant's whole long name ("<68 characters>_city") is
     filed as extraction files it now, its prefix shortened (jobs.subject_key)."""
     return [c for c in map(_stored, turn["candidates"] or []) if len(c.key) <= KEY_MAX_CHARS]
 
@@ -653,8 +652,10 @@ def _erased(tombstones: dict[tuple[str, str], list[tuple[str, str, str]]], turn:
             candidate: Candidate) -> bool:
     """Whether the user erased this value (_by_family), under its key or an alias of it, or the key of
     this turn (a tombstone from before migration 0031: subject and digest empty), or the key an earlier
-    version cut it to (jobs.cut_as_before: a participant's fact erased then is not filed again)."""
-    keys = dict.fromkeys([candidate.key, cut_as_before(candidate.subject, candidate.key)])
+    version filed it under (aliases.filed_before: a participant's fact erased then is not filed again)."""
+    if not tombstones:
+        return False  # the usual turn: nothing to read the earlier version's key for
+    keys = dict.fromkeys([candidate.key, filed_before(candidate.subject, candidate.key)])
     return any(not digest or (subject == candidate.subject and digest == value_digest(
                    turn["tenant_id"], turn["user_id"], key, subject, candidate.value))
                for filed in keys for key, subject, digest in tombstones.get((turn["id"], filed), ()))

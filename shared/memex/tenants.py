@@ -66,7 +66,7 @@ def delete(ctx: Context, tenant_id: str) -> dict[str, Any]:
     them, in bounded transactions (memories.erase_user_rows), each to the end, and last whatever
     else of the tenant is left in any table. Stopped half-way, the tenant stays refused and running
     it again finishes it; run on a deleted tenant, it erases what is left (nothing) and says so. The tenant's row and its revoked keys stay: see
-    the README ("Deleting a tenant"). Returns the counts of what it erased."""
+    docs/operations.md ("Deleting a tenant"). Returns the counts of what it erased."""
     if open_mode(ctx) and tenant_id == ctx.settings.default_tenant:
         # Requests without a key act for it while no key exists: they would be refused from now on.
         raise InvalidInput(f"{tenant_id} is the tenant of requests without a key, which no key has ended yet: "

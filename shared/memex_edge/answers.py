@@ -96,8 +96,8 @@ class ScoreParts(_Answer):
                                      "(1−alpha)·recency) + 0.1·importance, or, for a result a rule named below "
                                      "moved, the score of the place it moved it to")
     relevance: float = Field(description="How well it answers the query, before recency and importance are "
-                                         "blended in: the channels' ranks fused, with the search's cues (README, "
-                                         "Retrieval), or the reranker's score when one ran; 1 for a message said "
+                                         "blended in: the channels' ranks fused, with the search's cues "
+                                         "(docs/retrieval.md), or the reranker's score when one ran; 1 for a message said "
                                          "in a period the question asks about")
     recency: float = Field(description="0.5 ** (age in days / half_life_days), the age counted from when it "
                                        "was said to the request's reference_time")

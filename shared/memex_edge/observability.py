@@ -9,15 +9,41 @@ an endpoint's URL may carry a credential.
 """
 
 import functools
+import logging
 import warnings
 from typing import Any, Callable
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics.functions import is_metrics_disabled
 
+from memex.llm import LLMError
+
 # An invocation whose metrics all carry labels leaves the shared metric set empty (each labelled
 # metric is its own EMF line, memex_edge.emf); that is normal, not worth a warning per process.
 warnings.filterwarnings("ignore", message="No application metrics to publish")
+
+def llm_outage(exc: BaseException | None) -> str | None:
+    """The LLM's failures (an `LLMError` each: its kind, never the endpoint's URL or the model's answer)
+    when `exc` is one, or an invocation failed every record for them, once each; None for any other
+    failure."""
+    # A batch's failure by its `child_exceptions` (Powertools' BatchProcessingError), not by its class:
+    # importing the batch utilities cost every handler ~40 ms at a cold start, those that run no batch too.
+    children = getattr(exc, "child_exceptions", None)
+    errors = [error for _, error, _ in children] if children is not None else [exc]
+    if not errors or not all(isinstance(error, LLMError) for error in errors):
+        return None
+    return "; ".join(dict.fromkeys(f"{type(error).__name__}: {error}" for error in errors))
+
+
+class _WithoutLlmOutages(logging.Filter):
+    """Powertools' Tracer logs every exception a traced function raises at ERROR with its traceback, an
+    LLM outage's too, which is degraded, not down: the workers say that once, at WARNING."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and llm_outage(record.exc_info[1]))
+
+
+logging.getLogger("aws_lambda_powertools.tracing.tracer").addFilter(_WithoutLlmOutages())
 
 logger = Logger(service="memex")
 logger.append_keys(name="%(name)s")

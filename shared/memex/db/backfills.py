@@ -113,7 +113,8 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[ImportedT
     in a savepoint of its own instead, so that the one that cannot be stored is skipped without
     undoing the others. A turn naming (`turn_id`) a turn its user has is that one, found stored
     (already_stored: an earlier import of the same lines, or an export of the same user's turns); one
-    naming a turn a session's erasure took from its user is not stored (erasure.erased_turns). A turn
+    naming a turn a session's erasure took from its user, by its id or by its idempotency key (a line
+    read again carries the key it was stored with), is not stored (erasure.erased_turns). A turn
     whose idempotency key names another turn is refused. The turns' users are locked first, in order,
     for the whole transaction: each turn holds its session's row (migration 0025), and two imports
     writing one user's sessions in other orders would otherwise deadlock. A turn of a user being
@@ -122,11 +123,11 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[ImportedT
     being_erased = erasing.locks_and_marks(conn, tenant_id, [turn.user_id for turn in turns])
     refused = [(i, _BEING_ERASED) for i, turn in enumerate(turns) if turn.user_id in being_erased]
     places = [i for i, turn in enumerate(turns) if turn.user_id not in being_erased]
-    named = [(turns[i].turn_id, turns[i].user_id) for i in places if turns[i].turn_id]
-    erased_named = erasure.erased_turns(conn, tenant_id, named)
-    erased = [i for i in places if (turns[i].turn_id, turns[i].user_id) in erased_named]
-    places = [i for i in places if (turns[i].turn_id, turns[i].user_id) not in erased_named]
-    stored_as = turn_rows.stored_as(conn, tenant_id, [turn_id for turn_id, _ in set(named) - erased_named])
+    found_erased = erasure.erased_turns(conn, tenant_id, [(turns[i].user_id, turns[i].turn_id,
+                                                           turns[i].idempotency_key) for i in places])
+    erased = [i for n, i in enumerate(places) if n in found_erased]
+    places = [i for n, i in enumerate(places) if n not in found_erased]
+    stored_as = turn_rows.stored_as(conn, tenant_id, sorted({turns[i].turn_id for i in places if turns[i].turn_id}))
     found = [(turns[i].turn_id, False) for i in places if (turns[i].turn_id, turns[i].user_id) in stored_as]
     places = [i for i in places if (turns[i].turn_id, turns[i].user_id) not in stored_as]
     # A line naming another user's turn is stored as a turn of its own user's naming none: the id it

@@ -186,29 +186,43 @@ def session(conn: psycopg.Connection, tenant_id: str, session_id: str, user_id: 
     # those of an end statement said in another session keep a re-extraction from bringing it back. A value
     # said again in another session was said there, which this erasure keeps: no tombstone names it.
     erased = memories(conn, tenant_id, ids, said_again=False)
-    # Their tombstones going with them, the turns' ids (and those their import lines named) are what keeps
-    # an export written before from storing them again (migration 0056, backfills.insert_turns).
+    # Their tombstones going with them, the turns' ids (and those their import lines named) and keys are what
+    # keeps an export written before, or a backfill file read again, from storing them again (migration 0056,
+    # backfills.insert_turns).
     turns = conn.execute(
-        """WITH gone AS (DELETE FROM turns WHERE tenant_id = %(t)s AND user_id = %(u)s AND session_id = %(s)s
-                         RETURNING id, imported_from),
-                kept AS (INSERT INTO erased_turns (tenant_id, user_id, turn_id)
-                         SELECT %(t)s, %(u)s, named FROM gone, unnest(ARRAY[gone.id, gone.imported_from]) AS named
-                         WHERE named IS NOT NULL ON CONFLICT DO NOTHING)
-           SELECT count(*) AS n FROM gone""",
+        f"""WITH gone AS (DELETE FROM turns WHERE tenant_id = %(t)s AND user_id = %(u)s AND session_id = %(s)s
+                          RETURNING id, imported_from, idempotency_key),
+                 kept AS (INSERT INTO erased_turns (tenant_id, user_id, turn_id, key_digest)
+                          SELECT %(t)s, %(u)s, named, {_key_digest("%(t)s", "%(u)s", "gone.idempotency_key")}
+                          FROM gone, unnest(ARRAY[gone.id, gone.imported_from]) AS named
+                          WHERE named IS NOT NULL ON CONFLICT DO NOTHING)
+            SELECT count(*) AS n FROM gone""",
         {"t": tenant_id, "u": user_id, "s": session_id},
     ).fetchone()["n"]
     return {"turns": turns, **erased}
 
 
-def erased_turns(conn: psycopg.Connection, tenant_id: str, turns: list[tuple[str, str]]) -> set[tuple[str, str]]:
-    """Of these (turn id, user id), those of a turn of that user's a session's erasure took (session()):
-    another user's line naming it is theirs to store."""
+def erased_turns(conn: psycopg.Connection, tenant_id: str, turns: list[tuple[str, str | None, str | None]]) -> set[int]:
+    """Of these (user id, turn id, idempotency key), the indexes of those naming, by its id or its key, a turn
+    of that user's a session's erasure took (session()): another user's line naming it is theirs to store."""
     if not turns:
         return set()
-    return {(r["turn_id"], r["user_id"]) for r in conn.execute(
-        """SELECT e.turn_id, e.user_id FROM erased_turns e JOIN unnest(%s::text[], %s::text[]) AS k(id, user_id)
-             ON e.turn_id = k.id AND e.user_id = k.user_id WHERE e.tenant_id = %s""",
-        ([turn_id for turn_id, _ in turns], [user_id for _, user_id in turns], tenant_id)).fetchall()}
+    return {r["n"] - 1 for r in conn.execute(
+        f"""SELECT k.n FROM unnest(%(users)s::text[], %(ids)s::text[], %(keys)s::text[]) WITH ORDINALITY
+                                AS k(user_id, id, key, n)
+            WHERE EXISTS (SELECT FROM erased_turns e WHERE e.tenant_id = %(t)s AND e.user_id = k.user_id
+                                                       AND e.turn_id = k.id)
+               OR EXISTS (SELECT FROM erased_turns e WHERE e.tenant_id = %(t)s AND e.user_id = k.user_id
+                                                       AND e.key_digest = {_key_digest("%(t)s", "k.user_id", "k.key")})""",
+        {"t": tenant_id, "users": [user_id for user_id, _, _ in turns], "ids": [turn_id for _, turn_id, _ in turns],
+         "keys": [key for _, _, key in turns]}).fetchall()}
+
+
+def _key_digest(tenant: str, user: str, key: str) -> str:
+    """The SQL of what erased_turns keeps of an erased turn's idempotency key (NULL for a turn sent without
+    one): a digest salted with whose it was, as a key may say anything its client put in it. In SQL, so that
+    a session's erasure keeps its turns' in the statement that takes them."""
+    return f"encode(sha256(convert_to({tenant}::text || chr(31) || {user} || chr(31) || {key}, 'UTF8')), 'hex')"
 
 
 def users_of_session(conn: psycopg.Connection, tenant_id: str, session_id: str) -> list[str]:

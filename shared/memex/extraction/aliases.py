@@ -13,7 +13,7 @@ from typing import Iterable
 
 from memex.extraction import families, vocabulary
 from memex.extraction.plurals import as_filed_now
-from memex.jobs import own_key, subject_key, subject_prefix
+from memex.jobs import KEY_MAX_CHARS, own_key, subject_key, subject_prefix
 
 # Each family key, with the keys small models file its facts under instead.
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -110,7 +110,19 @@ def family_key(subject: str, key: str) -> str:
     as theirs: "melanie_job" of Melanie is "melanie_role"): what a fact stored under a model's own
     word is filed under (db/family_keys.py, the stored candidates and tombstones pipeline.py reads),
     its prefix shortened as the key's length asks (jobs.subject_key)."""
-    prefix, own = subject_prefix(subject), own_key(subject, key)
-    if own == key:
-        return canonical(key)
-    return subject_key(subject, canonical(f"{prefix}_{own}", [prefix]))
+    own = own_key(subject, key)
+    # The kind alone: the whole key read "mum_city" of Mum as "mother_city", which subject_key prefixed
+    # again ("mum_mother_city"), and again at every reading.
+    return canonical(key) if own == key else subject_key(subject, canonical(own))
+
+
+def filed_before(subject: str, key: str) -> str:
+    """The key versions before jobs.subject_key shortened prefixes filed `subject`'s fact of `key` under,
+    as family_key reads it now: all of the prefix and the kind, cut at KEY_MAX_CHARS mid-word, and read as
+    a whole ("mum_city" of Mum was "mother_city"). The memories and erasure tombstones written then keep it
+    (docs/operations.md, Upgrading over your data); the key of a name that fits and opens with no relation's word is
+    its own."""
+    prefix = subject_prefix(subject)
+    if not prefix:
+        return key
+    return family_key(subject, canonical(f"{prefix}_{own_key(subject, key)}"[:KEY_MAX_CHARS].rstrip("_"), [prefix]))

@@ -21,8 +21,8 @@ from typing import Any, Sequence
 from memex import literal, supersession, time_phrases
 from memex.config import Settings
 from memex.extraction import aliases, families
-from memex.extraction.placement import ABOUT_ANOTHER_IMPORTANCE, RELATION_NAMES, placed
-from memex.jobs import Candidate, key_words, subject_key, subject_prefix
+from memex.extraction.placement import ABOUT_ANOTHER_IMPORTANCE, RELATION_NAMES, placed, relation_key
+from memex.jobs import Candidate, key_words, own_key, subject_key, subject_prefix
 from memex.llm import ChatJSON, LLMError
 from memex.models import USER_SUBJECTS
 
@@ -165,10 +165,13 @@ class LLMExtractor:
                 _said(item.get("quote") or item.get("raw_quote")) == _said(candidate.raw_quote), candidate)
         if items and dropped == len(items):
             # Every item dropped is no answer either, not "nothing to remember": the turn's facts would be
-            # lost with it.
+            # lost with it. Asking again is likely to be answered alike (a small model inventing a fact for
+            # "lol thanks" does so at every delivery), so the offline rules read the turn at once, on
+            # every path, a re-extraction's too (pipeline._extracted), not after every redelivery.
             log.warning("dropped all %d extraction items: malformed, or not in the words of the message they name",
                         dropped)
-            raise LLMError(f"{self.chat.model}: an extraction answer none of whose {dropped} items is usable")
+            raise LLMError(f"{self.chat.model}: an extraction answer none of whose {dropped} items is usable",
+                           as_asked=True)
         if dropped:
             log.info("dropped %d extraction items of %d: malformed, or not in the words of the message they name",
                      dropped, len(items))
@@ -268,7 +271,7 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
     if not isinstance(item, dict):
         return None
     type_ = _text(item.get("type")).lower()
-    key = _key(item)
+    key = _said_key(item)
     value = _text(item.get("value"))
     content = _text(item.get("content"))
     if type_ not in TYPES or not _snake_case(key) or not value or not content:
@@ -287,8 +290,9 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         return None
     subject, named = _about(_text(item.get("subject")), source, [*history, *messages])
     # An alias after a person's name: "melanie_location" is Melanie's city, filed as her "I live in Rome" is.
+    # After the subject's own name, the kind alone: "mum_city" of Mum is her city, not her "mother_city".
     people = {m["subject"] for m in [*history, *messages] if m.get("subject")} | set(known or {}) | {named or ""}
-    key = aliases.canonical(key, [subject_prefix(person) for person in people])
+    key = aliases.canonical(own_key(subject, key), [subject_prefix(person) for person in people])
     # Another person's city is not the user's city: the key must not collide with the user's own.
     key = subject_key(subject, _naming(key, named, (known or {}).get(named.casefold())) if named else key)
     historical = _flag(item.get("historical"))
@@ -313,7 +317,7 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         only_replacing=None if historical else _text(item.get("only_replacing"))[:500] or None,
         happened=_when(item.get("when"), raw_quote),
     )
-    # Not bounded as answered: "<a participant's 68-letter name>_city" is their city, once placed (the pipeline
+    # Not bounded as answered: "<a participant's 68-character name>_city" is their city, once placed (the pipeline
     # bounds what is filed, jobs.KEY_MAX_CHARS).
     return placed(candidate, [m["subject"] for m in [*history, *messages] if m.get("subject")], known or {})
 
@@ -364,10 +368,10 @@ def _naming(key: str, person: str, relation: str | None = None) -> str:
     (`relation`), else "sam_role"; a key that names them already ("partner_sam_role") as it is."""
     name = subject_prefix(person)
     if name and relation and key.startswith(f"{name}_"):
-        return subject_key(relation, key)
+        return relation_key(relation, key)
     if not name or f"_{name}_" in f"_{key}_":
         return key
-    return subject_key(f"{relation} {person}" if relation else person, key)
+    return relation_key(f"{relation} {person}", key) if relation else subject_key(person, key)
 
 
 def _snake_case(key: str) -> bool:
@@ -377,9 +381,14 @@ def _snake_case(key: str) -> bool:
 
 
 def _key(item: dict[str, Any]) -> str:
-    """An item's key in snake_case, as a model may space or hyphenate it ("pet-dog name"), and as the
-    families file it where it is an alias of theirs ("current_city": city, aliases.py)."""
-    return aliases.canonical(re.sub(r"[\s\-]+", "_", _text(item.get("key")).lower()))
+    """An item's key (_said_key) as the families file it where it is an alias of theirs ("current_city":
+    city, aliases.py)."""
+    return aliases.canonical(_said_key(item))
+
+
+def _said_key(item: dict[str, Any]) -> str:
+    """An item's key in snake_case, as a model may space or hyphenate it ("pet-dog name")."""
+    return re.sub(r"[\s\-]+", "_", _text(item.get("key")).lower())
 
 
 def _text(value: Any) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from memex.extraction import aliases, families
-from memex.jobs import Candidate, subject_key, subject_prefix
+from memex.jobs import Candidate, own_key, subject_key, subject_prefix
 
 # The keys naming one of the user's relations (partner_name, sister_name, ...).
 RELATION_NAMES = frozenset(f"{part}_name" for part in families.RELATION_PARTS)
@@ -37,16 +37,26 @@ def placed(candidate: Candidate, participants: list[str], relations: dict[str, s
     if not may_name_someone(candidate):
         return candidate
     # The model's own word for the fact after the name is the family's key (aliases.py): "melanie_job"
-    # is her role, "sam_location" the partner's city.
+    # is her role, "sam_location" the partner's city. The name as the prompt shows a participant's known
+    # keys, whole or shortened (jobs.subject_key), and the kind alone read: "mum_city" of Mum is her city,
+    # not her "mother_city".
     for person in participants:
-        prefix = subject_prefix(person)
-        if prefix and candidate.key.startswith(f"{prefix}_"):
-            key = subject_key(person, aliases.canonical(candidate.key, [prefix]))
-            return replace(candidate, subject=person, key=key,
+        own = own_key(person, candidate.key)
+        if own != candidate.key:
+            return replace(candidate, subject=person, key=subject_key(person, aliases.canonical(own)),
                            importance=min(candidate.importance, ABOUT_ANOTHER_IMPORTANCE))
     for person, relation in relations.items():
-        prefix = subject_prefix(person)
-        if prefix and candidate.key.startswith(f"{prefix}_"):
-            return replace(candidate, key=aliases.canonical(subject_key(relation, candidate.key)),
+        own = own_key(person, candidate.key)
+        if own != candidate.key:
+            return replace(candidate, key=aliases.canonical(relation_key(f"{relation} {person}", own)),
                            importance=min(candidate.importance, ABOUT_ANOTHER_IMPORTANCE))
     return candidate
+
+
+def relation_key(relation: str, key: str) -> str:
+    """`key` of what is said of someone by their relation to the user ("partner", or "partner sam" with
+    their name) as the offline rules key it: the relation's words whole before it ("partner_sam_role"),
+    which supersession.about_partner_keys ends with the partnership. Not shortened as a participant's
+    prefix is (jobs.subject_key, which would keep no "partner_" or "grandmother_" before a long name): a key
+    past the bound names no kind of fact, and the pipeline drops it, as the offline rules drop theirs."""
+    return f"{subject_prefix(relation)}_{key}"

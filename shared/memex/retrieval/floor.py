@@ -30,7 +30,7 @@ a rare exact hit always is. So a search for "Globex" finds every memory that say
 "quantum chromodynamics lecture notes" does not open on "Noted, green tea it is."
 
 The thresholds are calibrated with `python -m bench.floor --data locomo-dev.json`, which also
-reports them chosen leave-one-conversation-out; the figures are in the README (Retrieval).
+reports them chosen leave-one-conversation-out; the figures are in the README (The relevance floor).
 """
 
 from __future__ import annotations

@@ -42,10 +42,20 @@ def _http_options(base_url: Optional[str], api_key: Optional[str],
     return {"base_url": address, "headers": headers, "timeout": timeout}
 
 
-def _gave_up(error: httpx.TransportError, base_url: str) -> APIConnectionError:
+_TIMEOUT_PHASES = ((httpx.ConnectTimeout, "connect"), (httpx.ReadTimeout, "read"), (httpx.WriteTimeout, "write"),
+                   (httpx.PoolTimeout, "pool"))
+
+
+def _gave_up(error: httpx.TransportError, base_url: str, timeout: httpx.Timeout) -> APIConnectionError:
     # The address: a client pointed at the default, or at a typo, is told where it looked.
     kind = APITimeoutError if isinstance(error, httpx.TimeoutException) else APIConnectionError
-    return kind(f"no answer from {base_url.rstrip('/')} ({type(error).__name__}: {error})")
+    detail = str(error)
+    # httpx's text of a timeout is "timed out", or nothing at all from the async client ("ReadTimeout: "):
+    # the limit that ran out says what happened.
+    phase = next((name for cls, name in _TIMEOUT_PHASES if isinstance(error, cls)), None)
+    if phase is not None and getattr(timeout, phase) is not None:
+        detail = f"{phase} timed out after {getattr(timeout, phase):g} s"
+    return kind(f"no answer from {base_url.rstrip('/')} ({type(error).__name__}: {detail})")
 
 
 def _every(page_at: Callable[[Optional[str]], Any], items: Callable[[Any], Sequence[T]]) -> Iterator[T]:
@@ -127,7 +137,7 @@ class MemexClient:
             except httpx.TransportError as error:
                 delay = self._retries.after_error(attempt, error, op.replay_safe)
                 if delay is None:
-                    raise _gave_up(error, self.base_url) from error
+                    raise _gave_up(error, self.base_url, self._http.timeout) from error
             else:
                 delay = None if op.is_answer(response) else self._retries.after_response(attempt, response,
                                                                                          op.replay_safe)
@@ -316,7 +326,7 @@ class AsyncMemexClient:
             except httpx.TransportError as error:
                 delay = self._retries.after_error(attempt, error, op.replay_safe)
                 if delay is None:
-                    raise _gave_up(error, self.base_url) from error
+                    raise _gave_up(error, self.base_url, self._http.timeout) from error
             else:
                 delay = None if op.is_answer(response) else self._retries.after_response(attempt, response,
                                                                                          op.replay_safe)

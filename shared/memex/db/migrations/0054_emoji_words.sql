@@ -40,10 +40,6 @@ CREATE OR REPLACE FUNCTION memex_text(t text) RETURNS text LANGUAGE sql IMMUTABL
         '([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])', ' \1 ', 'g')) END
 $f$;
 
--- Only the memories whose text the new reading changes (those holding an emoji) are written again, row
--- by row, no lock on the table (as 0043), and the keyword statistics follow them through their trigger
--- (0005, 0038). Their vectors stay as they were: `memex backfill --reembed` embeds them again with the
--- emoji's names (memex.emoji).
-UPDATE memories SET content = content
-WHERE (content !~ '^[\x01-\x7f]*$' AND memex_emoji_words(content) <> content)
-   OR (context !~ '^[\x01-\x7f]*$' AND memex_emoji_words(context) <> context);
+-- The memories already holding an emoji are indexed again by migration 0057 (db/emoji_words.py), user by user
+-- once these functions are committed: a statement here would hold every such row in one transaction and miss
+-- the memories other sessions write while it runs, indexed with the function they see until this commits.
