@@ -748,8 +748,9 @@ SAID_AT = "2026-03-05T09:00:00+00:00"
     (None, SAID_AT, SAID_AT),
 ])
 def test_an_event_stands_in_history_at_the_end_of_its_own_time_when_that_is_far_back(happened, stands_at, began):
-    """Where an event stands in its key's history, and when it began (timeline.times): a time named by a
-    year, a month or years back places it there; a nearer one dates it only."""
+    """Where a parting stands in its key's history, and when it began (timeline.times): a time named by a
+    year, a month or years back places it there; a nearer one dates it only. A marriage is no story of the
+    past: it stands where it was said, whatever its time."""
     from datetime import datetime
 
     from memex import timeline
@@ -757,7 +758,11 @@ def test_an_event_stands_in_history_at_the_end_of_its_own_time_when_that_is_far_
 
     candidate = Candidate("event", "relationship_status", "divorced", "The user is divorced.", 0.7, 0.7, "m1",
                           happened=happened)
-    assert [t.isoformat() for t in timeline.times(candidate, datetime.fromisoformat(SAID_AT))] == [stands_at, began]
+    times = timeline.times(candidate, datetime.fromisoformat(SAID_AT))
+    assert [times.said.isoformat(), times.stands_at.isoformat(), times.began.isoformat()] == [SAID_AT, stands_at, began]
+    married = timeline.times(Candidate("event", "relationship_status", "married", "The user is married.", 0.7, 0.7,
+                                       "m1", happened=happened), datetime.fromisoformat(SAID_AT))
+    assert (married.stands_at.isoformat(), married.began.isoformat()) == (SAID_AT, began)
 
 
 _KEYS = ["employer", "role", "employment_status", "city", "allergy", "diet", "partner", "pet", "phone", "hobby"]

@@ -126,9 +126,9 @@ def test_a_day_soon_to_come_is_not_last_years(tenant):
     assert _cities(tenant, "2026-02-15T00:00:00Z") == ["Berlin"]
 
 
-@pytest.mark.parametrize("said", ["I moved to Rome in 2015.", "I lived in Rome from 2015 to 2018."])
-def test_a_value_said_later_but_dated_before_the_current_one_leaves_it_current(tenant, said):
-    """A production memory does not let a story of the past take the present back: "I moved to Rome in 2015."
+@pytest.mark.parametrize("said", ["I lived in Rome in 2015.", "I lived in Rome from 2015 to 2018."])
+def test_a_story_of_the_past_said_later_but_dated_before_the_current_value_leaves_it_current(tenant, said):
+    """A production memory does not let a story of the past take the present back: "I lived in Rome in 2015."
     said after "I live in Paris." (said in 2024) goes in the city's history at its own time, before Paris,
     which stays current; "I lived in Rome from 2015 to 2018." is a statement about the past."""
     tenant.turn("I live in Paris.", timestamp="2024-01-10T09:00:00Z")
@@ -137,9 +137,50 @@ def test_a_value_said_later_but_dated_before_the_current_one_leaves_it_current(t
     assert [v for v, m in cities.items() if m["active"]] == ["Paris"]
     assert cities["Rome"]["valid_to"] <= cities["Paris"]["valid_from"] == "2024-01-10T09:00:00Z", cities
     assert _cities(tenant, "2024-02-01T00:00:00Z") == ["Paris"]
-    if said.startswith("I moved"):
-        assert cities["Rome"]["valid_from"] == "2016-01-01T00:00:00Z"
-        assert _cities(tenant, "2017-01-01T00:00:00Z") == ["Rome"]
+    history = tenant.get(f"/v1/memories/{cities['Paris']['id']}/history").json()["history"]
+    assert [m["value"] for m in history] == ["Rome", "Paris"]
+
+
+# Paris said on 5 April 2026, after every time below but "since last year"'s; the second said on 15 April.
+@pytest.mark.parametrize("first, said, key, current", [
+    ("I live in Paris.", "I've lived in Lyon since 2019.", "city", "Lyon"),
+    ("I live in Paris.", "I have lived in Lyon since last year.", "city", "Lyon"),
+    ("I live in Paris.", "I moved to Lyon three months ago.", "city", "Lyon"),
+    ("I live in Paris.", "I moved to Lyon in March.", "city", "Lyon"),
+    ("I live in Paris.", "I moved to Lyon in 2020.", "city", "Lyon"),
+    ("I live in Paris.", "I moved to Lyon two years ago.", "city", "Lyon"),
+    ("I live in Paris.", "I moved to Lyon last week.", "city", "Lyon"),
+    ("I live in Paris.", "I lived in Lyon in 2015.", "city", "Paris"),
+    ("I live in Paris.", "I used to live in Lyon.", "city", "Paris"),
+    ("I work at Stripe.", "I started at Notion three months ago.", "employer", "Notion"),
+    ("I work at Stripe.", "I worked at Google in 2015.", "employer", "Stripe"),
+    ("I work at Stripe.", "I left Google in 2019.", "employer", "Stripe"),
+])
+def test_a_statement_of_the_present_replaces_the_current_value_whatever_its_own_time(tenant, first, said, key,
+                                                                                    current):
+    """What the user says of the present is their present, however long it has held ("since 2019", "three
+    months ago", "in March"): only a story of the past, a fact said as over or a parting, stands at its own
+    time behind a value said since (timeline.times)."""
+    tenant.turn(first, timestamp="2026-04-05T09:00:00Z")
+    tenant.turn(said, timestamp="2026-04-15T10:00:00Z", session="s2")
+    assert [m["value"] for m in _everything(tenant, key) if m["active"]] == [current]
+
+
+def test_a_story_of_the_past_keeps_when_it_was_said_as_its_said_time(tenant):
+    """"I lived in Rome in 2015.", said today after Paris, stands in the city's history in 2015 and holds from
+    then, but was said today: a question of what was said today, history included, finds it (its `valid_from`
+    in the store is when it was said; `holds_from` when it began), and Paris's history lists it first."""
+    tenant.turn("I live in Paris.", timestamp="2024-01-10T09:00:00Z")
+    tenant.turn("I lived in Rome in 2015.", timestamp=SAID, session="s2")
+    answer = tenant.post("/v1/search", {"user_id": tenant.user, "query": "what did I tell you today?",
+                                        "reference_time": "2026-03-11T18:00:00Z", "include_inactive": True,
+                                        "filters": {"memory_type": "semantic"}})
+    assert answer.status_code == 200, answer.text
+    assert [r["value"] for r in answer.json()["results"]] == ["Rome"]
+    paris, rome = _everything(tenant, "city")
+    assert (rome["value"], rome["active"], rome["valid_from"]) == ("Rome", False, "2016-01-01T00:00:00Z")
+    history = tenant.get(f"/v1/memories/{paris['id']}/history").json()["history"]
+    assert [m["value"] for m in history] == ["Rome", "Paris"]
 
 
 def test_leaving_last_week_ends_the_job_and_its_title_then(tenant):
@@ -176,7 +217,7 @@ def test_a_statements_own_time_is_read_as_said_against_when_it_was_said(said, wo
 
     assert time_phrases.named(said) == words
     candidate = Candidate("fact", "city", "Paris", "The user lives in Paris.", 0.8, 0.7, "m1", happened=words)
-    assert timeline.times(candidate, datetime(2026, 3, 11, 10, tzinfo=timezone.utc))[1].isoformat() == holds_from
+    assert timeline.times(candidate, datetime(2026, 3, 11, 10, tzinfo=timezone.utc)).began.isoformat() == holds_from
 
 
 def test_a_statements_day_is_the_users_day():
@@ -184,3 +225,4 @@ def test_a_statements_day_is_the_users_day():
     tokyo = timezone(timedelta(hours=9))
     assert time_phrases.began("yesterday", datetime(2026, 3, 11, 8, tzinfo=tokyo)) == (
         datetime(2026, 3, 10, tzinfo=tokyo), False)
+

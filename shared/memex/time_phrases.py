@@ -158,8 +158,8 @@ def began(words: str, said_at: datetime) -> tuple[datetime | None, bool]:
     period ("last week", "in May", "in 2015", "last year") from its end, the first moment it surely held
     (it may have begun on the period's last day); "since" a time from that time's start ("since 2019":
     2019-01-01; "since last week": its Monday). Of several, the latest. And whether one of them is named by
-    a year, a month or months or years back (`Expression.far`), which places a fact in its key's history at
-    its time (timeline.py)."""
+    a year, a month or months or years back, not after "since" (`Expression.far`), which places a story of
+    the past in its key's history at its time (timeline.py)."""
     moments = []
     expressions = _read(words, said_at, seasons=False, statement=True)
     for expression in expressions:
@@ -203,7 +203,8 @@ class Expression(NamedTuple):
     span: tuple[int, int]
     window: Window | None  # None for none, or one begun after the moment read at
     since: bool  # "since" leads it (read in a statement only)
-    far: bool  # named by a year, a month's name, or months or years back ("in 2010", "in May", "two years ago")
+    # named by a year, a month's name, or months or years back ("in 2010", "in May", "two years ago"), not "since"
+    far: bool
 
 
 def _read(text: str, now: datetime, seasons: bool, statement: bool = False) -> list[Expression]:
@@ -223,7 +224,9 @@ def _read(text: str, now: datetime, seasons: bool, statement: bool = False) -> l
             start = _SINCE.search(text, 0, start).start()
         taken.append(match.span())
         # one begun after `now` holds nothing said by then, which is all a question asked at `now` is of
-        read.append(Expression((start, end), window if window is not None and window[0] <= now else None, since, far))
+        # "since" a time says the fact holds now, from then: never a story of the past (timeline.times)
+        read.append(Expression((start, end), window if window is not None and window[0] <= now else None, since,
+                               far and not since))
 
     def year_of(month: int, day: int) -> int | None:
         """A date's year, said without one: the latest such date not after `now`; in a statement, none

@@ -298,8 +298,9 @@ def chain(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[dict
     if rows:
         erasing.refuse(rows[0], rows[0]["user_id"])
     found = get_many(conn, tenant_id, [r["id"] for r in rows])
-    # A statement about the past ends where it starts; it sorts before what was current then.
-    return sorted(found.values(), key=lambda m: (m["valid_from"], m["valid_to"] or "~", m["created_at"], m["id"]))
+    # By where each stands in its key's history (validity.stands); a statement about the past ends where it
+    # starts, and sorts before what was current then.
+    return sorted(found.values(), key=lambda m: (validity.stands_at(m), m["valid_to"] or "~", m["created_at"], m["id"]))
 
 
 def _scope(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,

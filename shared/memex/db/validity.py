@@ -23,6 +23,26 @@ def began_at(memory: dict[str, Any]) -> datetime | str:
     return memory["holds_from"] or memory["valid_from"]
 
 
+def stands(alias: str) -> str:
+    """SQL: where the memory `alias` stands in its key's history. `valid_from` stays when it was said (a
+    recall's "(said …)", a period asked), and a fact said while it held stands there, so that of two values
+    the later said is current ("I moved to Paris last week." said after "I live in Lyon."); one already over
+    when it was said (its `valid_to` at or before its `valid_from`: "I lived in Rome in 2015.", "I left
+    Google in 2019.") stands where it began, before the values said since (timeline.py)."""
+    return f"CASE WHEN {alias}.valid_to <= {alias}.valid_from THEN {began(alias)} ELSE {alias}.valid_from END"
+
+
+def stands_at(memory: dict[str, Any]) -> datetime:
+    """Where a memory read (a row, or memories.to_wire's) stands in its key's history, as `stands` reads it."""
+    said, ended = moment(memory["valid_from"]), memory["valid_to"]
+    return moment(began_at(memory)) if ended is not None and moment(ended) <= said else said
+
+
+def moment(value: datetime | str) -> datetime:
+    """A time read from a row (a datetime) or from memories.to_wire's (RFC 3339)."""
+    return value if isinstance(value, datetime) else datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
 def held(alias: str, at: str | None) -> str:
     """SQL: the memory `alias` held at the named parameter `at`, or, for None, holds now."""
     if at is None:
