@@ -226,3 +226,18 @@ def test_a_statements_day_is_the_users_day():
     assert time_phrases.began("yesterday", datetime(2026, 3, 11, 8, tzinfo=tokyo)) == (
         datetime(2026, 3, 10, tzinfo=tokyo), False)
 
+
+def test_a_time_said_before_its_clause_is_its_own(tenant):
+    """"Last week, I moved to Paris.": the time opening the sentence, before a comma, is the move's."""
+    tenant.turn("I live in Berlin.", timestamp="2026-02-01T09:00:00Z")
+    tenant.turn("Last week, I moved to Paris.", timestamp=SAID, session="s2")
+    berlin, paris = _everything(tenant, "city")
+    assert (paris["value"], paris["active"], paris["valid_from"], berlin["valid_to"]) == (
+        "Paris", True, LAST_WEEK_OVER, LAST_WEEK_OVER)
+
+
+def test_a_birth_year_is_a_value_not_when_the_fact_began(tenant):
+    """"My daughter was born in 2019.": 2019 is what the fact says, not a time it began to hold from."""
+    tenant.turn("My daughter was born in 2019.", timestamp=SAID)
+    [born] = _everything(tenant, "child_daughter_birth_year")
+    assert (born["value"], born["valid_from"]) == ("2019", SAID)

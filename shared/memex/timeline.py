@@ -58,8 +58,9 @@ class Placement:
 
 
 # Families whose times are not when the fact began: a plan's or a job to come's are to come ("I'm moving to
-# Lisbon in May."), a birthday's, an anniversary's or an appointment's are its value.
-_TIMES_NOT_ITS_OWN = re.compile(r"plan|next_job|birthday|anniversary|event_\w+_appointment")
+# Lisbon in May."), a birthday's, a birth year's ("My daughter was born in 2019."), an anniversary's or an
+# appointment's are its value.
+_TIMES_NOT_ITS_OWN = re.compile(r"plan|next_job|birthday|(?:\w+_)?birth_year|anniversary|event_\w+_appointment")
 
 
 @dataclass(frozen=True)

@@ -190,7 +190,14 @@ def _answering(fn: Callable[..., dict[str, Any]], answer: type[BaseModel]) -> Ca
         except DATABASE_GONE as exc:
             database_lost(exc, caller.ctx)
             raise ToolError("database_unavailable: the database is unavailable; retry later") from exc
-        result = answer.model_validate(found).model_dump(mode="json", exclude_unset=True)
+        try:
+            result = answer.model_validate(found).model_dump(mode="json", exclude_unset=True)
+        except ValidationError as exc:
+            # memex's own answer does not fit its shape: no wrong argument, which a ValidationError the tool
+            # raises is taken for (_MemexTool.run), and none of its values (a user's words) in the log
+            logger.error("a tool's answer does not fit its shape",
+                         extra={"tool": fn.__name__, "fields": sorted({str(e["loc"][0]) for e in exc.errors()})})
+            raise ToolError("internal error") from None
         # The text beside it, for clients that read only text: most hand it to the model, so
         # compact (the SDK's indent=2 made a search's 27% more tokens).
         return CallToolResult(content=[TextContent(text=pydantic_core.to_json(result).decode())],

@@ -67,8 +67,13 @@ _CLAUSE_BREAK = re.compile(r"[;:!?]|,(?!\s*\d{4})|\s(?:and|but|or|so|while|where
 def own_time(sentence: str, match: re.Match[str]) -> str | None:
     """The times said in the clause of the sentence a rule matched in (time_phrases.named: "I moved to Paris
     last week." -> "last week"), which say when what it states happened: not another clause's ("I live in
-    Paris and I have been vegan since 2019.": none for the city)."""
-    start = max((b.end() for b in _CLAUSE_BREAK.finditer(sentence, 0, match.start())), default=0)
+    Paris and I have been vegan since 2019.": none for the city). A time said alone before a comma opens
+    the clause after it ("Last week, I moved to Paris.")."""
+    start = 0
+    for brk in _CLAUSE_BREAK.finditer(sentence, 0, match.start()):
+        opening = sentence[start:brk.start()].strip()
+        if not (brk.group() == "," and opening and time_phrases.named(opening) == opening):
+            start = brk.end()
     end = next((b.start() for b in _CLAUSE_BREAK.finditer(sentence, match.end())), len(sentence))
     return time_phrases.named(sentence[start:end])
 
