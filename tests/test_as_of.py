@@ -156,7 +156,7 @@ def test_a_question_about_the_past_as_of_a_date_finds_what_had_ended_by_then(ten
 
 
 def test_an_event_said_with_its_own_earlier_time_counts_from_then_and_its_message_from_when_said(tenant):
-    """The fact stands in history at the time it happened (timeline.happened: "back in 2010", the end of
+    """The fact stands in history at the time it happened (timeline.times: "back in 2010", the end of
     2010), so it held as of 2012; the message that said it was said in 2026, and not before."""
     tenant.turn("We got divorced back in 2010.", session="s1", timestamp="2026-03-05T09:00:00Z")
     listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()["memories"]

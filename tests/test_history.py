@@ -169,7 +169,8 @@ def test_a_pets_death_said_by_its_name_alone_ends_that_pet(tenant):
     tenant.turn("Pickle passed away last week.", timestamp="2026-02-01T00:00:00Z")
     pet = sorted(_everything(tenant, "pet_dog_name"), key=lambda m: m["created_at"])
     assert [(m["value"], m["active"]) for m in pet] == [("Pickle", False), ("Pickle", False)]
-    assert pet[0]["valid_to"][:10] == "2026-02-01" and pet[1]["supersedes"] == pet[0]["id"]
+    # it ended last week (said on Sunday 1 February: by Monday 26 January), not when it was said
+    assert pet[0]["valid_to"][:10] == "2026-01-26" and pet[1]["supersedes"] == pet[0]["id"]
     assert pet[1]["content"] == "The user used to have a dog named Pickle."
 
 
@@ -180,7 +181,7 @@ def test_a_pets_death_said_by_its_name_in_a_later_session_ends_that_pet(tenant):
     tenant.turn("Pickle passed away last week, we're heartbroken.", timestamp="2026-02-15T00:00:00Z", session="later")
     pet = sorted(_everything(tenant, "pet_dog_name"), key=lambda m: m["created_at"])
     assert [(m["value"], m["active"]) for m in pet] == [("Pickle", False), ("Pickle", False)]
-    assert pet[0]["valid_to"][:10] == "2026-02-15" and pet[1]["supersedes"] == pet[0]["id"]
+    assert pet[0]["valid_to"][:10] == "2026-02-09" and pet[1]["supersedes"] == pet[0]["id"]  # last week's end
 
 
 def test_a_name_alone_that_is_no_current_pet_ends_nothing(tenant):
@@ -559,12 +560,15 @@ def test_a_role_said_with_its_employer_ends_when_the_employer_is_replaced(ctx, t
     with it (history, the reason naming the change) rather than staying current as if held at
     Intercom (issue 11)."""
     tenant.turn("I'm a support lead at Zendesk.", timestamp="2026-01-01T00:00:00Z")
+    # the title ends when the job did: said on Sunday 1 February, "last week" was over by Monday 26 January
+    ended_at = "2026-01-26" if "last week" in change else "2026-02-01"
     change = tenant.turn(change, timestamp="2026-02-01T00:00:00Z")
     assert [m["value"] for m in _active(tenant, "employer") if m["active"]] == ["Intercom"]
     roles = sorted(_everything(tenant, "role"), key=lambda m: m["created_at"])
     assert [(m["value"], m["active"]) for m in roles] == [("support lead", False), ("support lead", False)]
     held, ended = roles
-    assert held["valid_to"][:10] == "2026-02-01" and ended["supersedes"] == held["id"]
+    assert held["valid_to"][:10] == ended_at
+    assert ended["supersedes"] == held["id"]
     assert ended["content"] == "The user's job title used to be support lead."
     assert "Zendesk" in ended["metadata"]["reason"] and "Intercom" in ended["metadata"]["reason"]
     assert [m["id"] for m in _history(tenant, held["id"])] == [held["id"], ended["id"]]
@@ -617,7 +621,9 @@ def test_what_was_said_of_a_partner_ends_with_the_partnership(ctx, tenant, runti
     roles = sorted(_everything(tenant, "partner_leo_role"), key=lambda m: m["created_at"])
     assert [(m["value"], m["active"]) for m in roles] == [("chef", False), ("chef", False)]
     held, ended = roles
-    assert held["valid_to"][:10] == "2026-03-01" and ended["supersedes"] == held["id"]
+    # said on Sunday 1 March: "last week" was over by Monday 23 February
+    assert held["valid_to"][:10] == ("2026-02-23" if "last week" in change else "2026-03-01")
+    assert ended["supersedes"] == held["id"]
     assert ended["content"] == "The user's former partner Leo was a chef."
     assert "'Leo'" in ended["metadata"]["reason"]
     assert [m["id"] for m in _history(tenant, held["id"])] == [held["id"], ended["id"]]
@@ -657,7 +663,9 @@ def test_being_out_of_work_ends_the_job_and_a_job_named_later_ends_it(tenant, sa
     assert (news["value"], news["active"], news["content"]) == (status, True, f"The user is {status}.")
     for key, value in (("employer", "Acme"), ("role", "designer")):
         [held] = _everything(tenant, key)
-        assert (held["value"], held["active"], held["valid_to"][:10]) == (value, False, "2026-03-01"), key
+        # said on Sunday 1 March: laid off by Monday 23 February; "last month", February, over when said
+        ended_at = "2026-02-23" if "last week" in said else "2026-03-01"
+        assert (held["value"], held["active"], held["valid_to"][:10]) == (value, False, ended_at), key
         assert f"{key} {value!r}" in news["metadata"]["reason"] and "no longer current" in news["metadata"]["reason"]
     tenant.turn("I just started at Globex.", timestamp="2026-05-01T00:00:00Z", session="s3")
     assert [m["value"] for m in _everything(tenant, "employer") if m["active"]] == ["Globex"]
@@ -726,26 +734,35 @@ def test_a_job_remembered_in_passing_leaves_retired_and_the_job_of_now(tenant):
     assert [(m["value"], m["active"]) for m in _everything(tenant, "role")] == [("pharmacist", True)]
 
 
-@pytest.mark.parametrize("happened, stands_at", [
-    ("back in 2010", "2011-01-01T00:00:00+00:00"),
-    ("in May", "2025-06-01T00:00:00+00:00"),  # the latest May before it was said
-    ("two years ago", "2024-09-03T09:00:00+00:00"),  # give or take a quarter (time_phrases.windows)
-    ("in March", "2026-03-05T09:00:00+00:00"),  # this March, not over when said: when it was said
-    ("last year", "2026-01-01T00:00:00+00:00"),  # the calendar year before, as "in 2025"
-    ("this year", "2026-03-05T09:00:00+00:00"),  # not over when said
-    ("last summer", "2026-03-05T09:00:00+00:00"),  # a season is a question's period only (time_phrases.py)
-    (None, "2026-03-05T09:00:00+00:00"),
+SAID_AT = "2026-03-05T09:00:00+00:00"
+
+
+@pytest.mark.parametrize("happened, stands_at, began", [
+    ("back in 2010", "2011-01-01T00:00:00+00:00", "2011-01-01T00:00:00+00:00"),
+    ("in May", "2025-06-01T00:00:00+00:00", "2025-06-01T00:00:00+00:00"),  # the latest May before it was said
+    ("two years ago", "2024-03-05T00:00:00+00:00", "2024-03-05T00:00:00+00:00"),  # that day (time_phrases.began)
+    ("in March", SAID_AT, SAID_AT),  # this March, not over when said: when it was said
+    ("last year", SAID_AT, "2026-01-01T00:00:00+00:00"),  # the calendar year before: it dates the event only
+    ("this year", SAID_AT, SAID_AT),  # not over when said
+    ("last summer", SAID_AT, SAID_AT),  # a season is a question's period only (time_phrases.py)
+    (None, SAID_AT, SAID_AT),
 ])
-def test_an_event_stands_in_history_at_the_end_of_its_own_time_when_that_is_past(happened, stands_at):
+def test_an_event_stands_in_history_at_the_end_of_its_own_time_when_that_is_far_back(happened, stands_at, began):
+    """Where a parting stands in its key's history, and when it began (timeline.times): a time named by a
+    year, a month or years back places it there; a nearer one dates it only. A marriage is no story of the
+    past: it stands where it was said, whatever its time."""
     from datetime import datetime
 
     from memex import timeline
     from memex.jobs import Candidate
 
-    said_at = datetime.fromisoformat("2026-03-05T09:00:00+00:00")
     candidate = Candidate("event", "relationship_status", "divorced", "The user is divorced.", 0.7, 0.7, "m1",
                           happened=happened)
-    assert timeline.happened(candidate, said_at).isoformat() == stands_at
+    times = timeline.times(candidate, datetime.fromisoformat(SAID_AT))
+    assert [times.said.isoformat(), times.stands_at.isoformat(), times.began.isoformat()] == [SAID_AT, stands_at, began]
+    married = timeline.times(Candidate("event", "relationship_status", "married", "The user is married.", 0.7, 0.7,
+                                       "m1", happened=happened), datetime.fromisoformat(SAID_AT))
+    assert (married.stands_at.isoformat(), married.began.isoformat()) == (SAID_AT, began)
 
 
 _KEYS = ["employer", "role", "employment_status", "city", "allergy", "diet", "partner", "pet", "phone", "hobby"]

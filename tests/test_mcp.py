@@ -780,3 +780,19 @@ def test_a_refused_tool_logs_no_id_of_the_user(mcp_url, tenant, caplog):
     answers = session(mcp_url, tenant.key, body)
     assert user in answers[0] and said in answers[0] and "cursor" in answers[1]
     assert [r.getMessage() for r in caplog.records if user in r.getMessage() or said in r.getMessage()] == []
+
+
+def test_an_answer_that_does_not_fit_its_shape_is_an_internal_error_not_a_wrong_argument(mcp_url, tenant,
+                                                                                        monkeypatch):
+    """memex's own answer checked against the tool's output shape, failing (a fault of memex's), is told as an
+    internal error, not as the caller's arguments being wrong, and its value is not told."""
+    from memex import memories
+
+    monkeypatch.setattr(memories, "count", lambda *args, **kwargs: "a secret of the user's")
+
+    async def body(client):
+        return await refused(client, "count_memories", user_id="alice")
+
+    said = session(mcp_url, tenant.key, body)
+    assert said.endswith("internal error") and "secret" not in said and "count" not in said.removeprefix(
+        "Error executing tool count_memories"), said

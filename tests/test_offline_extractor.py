@@ -1269,8 +1269,8 @@ def test_a_parting_said_me_and_my_husband_or_from_an_ex(text, expected):
     ("My husband and I divorced in 2015.", "in 2015"),
     ("My wife passed away two years ago.", "two years ago"),
     ("We split up in March.", "in March"),
-    ("We split up yesterday.", None),
-    ("My husband passed away a few days ago.", None),
+    ("We split up yesterday.", "yesterday"),  # which dates it only: no time far back (time_phrases.Expression.far)
+    ("My husband passed away a few days ago.", "a few days ago"),
     ("Me and my husband got divorced.", None),
 ])
 def test_a_parting_keeps_its_own_time(text, happened):

@@ -1498,3 +1498,55 @@ def test_a_fact_the_user_asks_to_forget_in_the_prompts_shape_ends_it_by_rule(ctx
         ("peanuts", False, "The user is allergic to peanuts."),
         ("peanuts", False, "The user took this back: The user is allergic to peanuts.")]
     llm.reset()
+
+
+def _cities(tenant) -> list[dict]:
+    listed = tenant.get(f"/v1/users/{tenant.user}/memories", params={"include_inactive": "true"}).json()["memories"]
+    return sorted((m for m in listed if m["key"] == "city"), key=lambda m: m["created_at"])
+
+
+def test_the_llm_path_reads_the_time_the_model_names_when_the_message_says_it(ctx, llm, llm_ctx, llm_http):
+    """"I moved to Paris last week" with the model's `when`: Paris holds from the end of last week and the
+    Berlin it replaces held until then (test_holds_from.py for the offline rules)."""
+    tenant = Tenant(ctx, llm_http)
+    llm.script_chat(_extraction("city", "Berlin", "The user lives in Berlin.", "I live in Berlin"))
+    tenant.turn("I live in Berlin", timestamp="2026-02-01T09:00:00Z")
+    llm.script_chat(
+        _extraction("city", "Paris", "The user lives in Paris.", "I moved to Paris last week", when="last week"),
+        json.dumps({"action": "supersede", "replaces": ["m1"], "reason": "the user moved"}))
+    tenant.turn("I moved to Paris last week", timestamp="2026-03-11T10:00:00Z", session="s2")
+    berlin, paris = _cities(tenant)
+    last_week_over = "2026-03-09T00:00:00Z"  # said on a Wednesday: last week ended on Monday
+    assert (paris["active"], paris["valid_from"], berlin["valid_to"]) == (True, last_week_over, last_week_over)
+    # a time the user did not say is not heard
+    llm.script_chat(
+        _extraction("city", "Lisbon", "The user lives in Lisbon.", "I moved to Lisbon", when="in 2019"),
+        json.dumps({"action": "supersede", "replaces": ["m1"], "reason": "the user moved"}))
+    tenant.turn("I moved to Lisbon", timestamp="2026-04-01T09:00:00Z", session="s3")
+    lisbon = _cities(tenant)[-1]
+    assert (lisbon["value"], lisbon["active"], lisbon["valid_from"]) == ("Lisbon", True, "2026-04-01T09:00:00Z")
+
+
+def test_recall_dates_a_fact_said_with_its_own_time_by_when_it_was_said(ctx, llm, llm_ctx, llm_http):
+    """"The user moved to Paris last week." counts from the day it was said: recall's "(said …)" is that day
+    (11 March), not the Monday Paris holds from."""
+    tenant = Tenant(ctx, llm_http)
+    llm.script_chat(_extraction("city", "Paris", "The user moved to Paris last week.", "I moved to Paris last week",
+                                when="last week"))
+    tenant.turn("I moved to Paris last week", timestamp="2026-03-11T10:00:00Z")
+    [paris] = _cities(tenant)
+    assert paris["valid_from"] == "2026-03-09T00:00:00Z"
+    context = tenant.post("/v1/recall", {"user_id": tenant.user, "query": "when did I move to Paris?",
+                                         "reference_time": "2026-03-12T10:00:00Z"}).json()["context"]
+    assert "The user moved to Paris last week. (said 2026-03-11)" in context, context
+    llm.reset()
+
+
+def test_the_llm_paths_time_is_the_one_its_quote_says(ctx, llm, llm_ctx, llm_http):
+    """A `when` the message says of something else ("since 2019", of the diet) is not the city's own."""
+    tenant = Tenant(ctx, llm_http)
+    llm.script_chat(_extraction("city", "Paris", "The user lives in Paris.", "I live in Paris", when="since 2019"))
+    tenant.turn("I live in Paris and I have been vegan since 2019", timestamp="2026-03-11T10:00:00Z")
+    [paris] = _cities(tenant)
+    assert paris["valid_from"] == "2026-03-11T10:00:00Z"
+    llm.reset()

@@ -55,8 +55,10 @@ SEARCH_ONLY = ("score", "score_parts", "no_longer_current")
 def test_results_read_with_the_rankings_equal_the_memories_fetched_on_their_own(ctx, tenant):
     """A search reads its results' memories within the ranking statements (to_jsonb of the same
     SELECT as get_many) or, for those beyond each channel's best, fetches them: either way the
-    wire shape is the one GET /v1/memories/{id} shows, sources and supersession included."""
+    wire shape is the one GET /v1/memories/{id} shows, sources and supersession included (the memories
+    as the answer's shape sends them: `holds_from` as `valid_from`)."""
     from memex.db import memories as memory_rows
+    from memex_edge.answers import Memory
 
     tenant.turn("I live in Porto.", timestamp="2026-01-01T00:00:00Z", metadata={"channel": "sms"})
     tenant.turn("I moved to Lisbon.", timestamp="2026-02-01T00:00:00Z")
@@ -71,7 +73,7 @@ def test_results_read_with_the_rankings_equal_the_memories_fetched_on_their_own(
         fetched = memory_rows.get_many(ctx.db.connection(), tenant.id, [r["id"] for r in results])
         for result in results:
             shown = {key: value for key, value in result.items() if key not in SEARCH_ONLY}
-            assert shown == fetched[result["id"]]
+            assert shown == Memory.model_validate(fetched[result["id"]]).model_dump(mode="json", exclude_unset=True)
             assert shown == tenant.get(f"/v1/memories/{result['id']}").json()
     # ranked by recency alone: the results lie beyond each channel's best two, so they are fetched
     recent = tenant.search("Porto Lisbon city", alpha=0, top_k=2, include_inactive=True)
@@ -81,7 +83,7 @@ def test_results_read_with_the_rankings_equal_the_memories_fetched_on_their_own(
         [(r["content"], r["score_parts"]) for r in recent]
     fetched = memory_rows.get_many(ctx.db.connection(), tenant.id, [r["id"] for r in recent])
     assert [{k: v for k, v in r.items() if k not in SEARCH_ONLY} for r in recent] \
-        == [fetched[r["id"]] for r in recent]
+        == [Memory.model_validate(fetched[r["id"]]).model_dump(mode="json", exclude_unset=True) for r in recent]
     lisbon = next(r for r in tenant.search("Lisbon", include_inactive=True) if r.get("value") == "Lisbon")
     assert lisbon["supersedes"] is not None and lisbon["sources"]
 

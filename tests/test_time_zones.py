@@ -74,10 +74,12 @@ def test_los_angeles_after_the_clocks_go_forward(tenant):
 
 
 def test_a_turns_offset_is_the_same_instant_on_the_wire(tenant):
-    """A timestamp's offset dates the turn at that instant; answers send it in UTC, as every time."""
+    """A timestamp's offset dates the turn at that instant; answers send it in UTC, as every time. The job
+    holds from the start of last Monday in that offset (midnight there), the message from when it was said."""
     turn = tenant.turn("Last Monday I started at Acme.", timestamp="2026-03-04T00:30:00+05:30").json()
     assert turn["occurred_at"] == "2026-03-03T19:00:00Z"
-    assert all(m["valid_from"] == "2026-03-03T19:00:00Z" for m in turn["memories"])
+    assert {m["memory_type"]: m["valid_from"] for m in turn["memories"]} == {
+        "episodic": "2026-03-03T19:00:00Z", "semantic": "2026-03-01T18:30:00Z"}
 
 
 def test_a_weekday_is_the_users_day(tenant):

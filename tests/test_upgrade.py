@@ -220,3 +220,26 @@ def test_a_start_on_a_database_a_newer_memex_migrated_names_what_it_does_not_kno
             "the database has migrations this version of memex does not know (9000_from_a_newer_memex): a newer "
             "version applied them; this one serves it as it is, without what they added"]
         assert apply_migrations(conn, 384) == []
+
+
+def test_a_database_at_0048_with_favourites_to_file_again_migrates_to_head(ctx):
+    """The re-keying migrations run the code of today (db/family_keys.py) against the schema of their own
+    number: upgraded from 0048, 0049 ends a favourite filed under its noun again with the next one said, though
+    no column a later migration adds (0055's `holds_from`) exists yet when it runs."""
+    from tests.test_migrations import _favourites_stored_before
+
+    from pgvector.psycopg import register_vector
+
+    with scratch_database(ctx, "memex_upgrade_from_0048") as url, psycopg.connect(url, autocommit=True) as conn:
+        apply_migrations(conn, 384, through="0048_keys_in_order")
+        register_vector(conn)
+        _favourites_stored_before(conn, "0049_favourite_ie_nouns", [
+            ("old", "u", "favorite_movy", "Alien", 1), ("new", "u", "favorite_movie", "Up", 2)],
+            {"type": "preference", "key": "favorite_cooky", "value": "macarons"})
+
+        applied = apply_migrations(conn, 384)
+
+        assert applied == sorted(p.stem for p in MIGRATIONS.glob("*.sql") if p.stem > "0048_keys_in_order")
+        assert conn.execute("SELECT id, key, active, valid_to FROM memories ORDER BY id").fetchall() == [
+            ("new", "favorite_movie", True, None),
+            ("old", "favorite_movie", False, conn.execute("SELECT valid_from FROM memories WHERE id = 'new'").fetchone()[0])]

@@ -53,9 +53,9 @@ class Candidate:
     # Figma": an employer's, or a tool's): the old name. The candidate is kept only if that name is
     # the current value, which it then replaces (supersession.left_alone).
     only_replacing: str | None = None
-    # For an event said with its own time ("We got divorced in 2010", "My husband died two years
-    # ago"): those words. Read against the turn's time, they place the event in the user's history
-    # at that time rather than when it was said (timeline.happened).
+    # For a fact said with its own time ("I moved to Paris last week", "We got divorced in 2010"): those
+    # words (time_phrases.named). Read against the turn's time, they say when it began to hold rather than
+    # when it was said, and a time far back places it in the user's history at that time (timeline.py).
     happened: str | None = None
     # What read it from the messages, as /health names the extractor ("offline-rules", "llm:<model>"):
     # the rules stand in for an LLM that gives no answer, and a user who wants the LLM's reading of

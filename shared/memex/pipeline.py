@@ -33,6 +33,7 @@ from memex.db import jobs_to_come as jobs_rows
 from memex.db import locks
 from memex.db import memories as memory_rows
 from memex.db import turns as turn_rows
+from memex.db import validity
 from memex.db.erasure import value_digest
 from memex.embeddings.recent import RecentVectors
 from memex.episodic import episodic_text, shows_nothing
@@ -813,14 +814,14 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
         return False
     # A time the statement gives ("we broke up in May") is read in the user's days; one said without
     # any needs no read of the user's zone.
-    said_at = timeline.happened(candidate, user_zone.said_at(conn, turn)) if candidate.happened else turn["occurred_at"]
+    times = timeline.times(candidate, _said_in_zone(conn, turn) if candidate.happened else turn["occurred_at"])
     same_key = [m for m in related if m["key"] == candidate.key]
-    later = [m for m in same_key if timeline.said_after(m, said_at)]
+    later = [m for m in same_key if timeline.stands_after(m, times.stands_at)]
     if decision.action == "keep_old" and not candidate.historical and later:
         # Not about the past, only stated before the current value: it goes in the history at
         # its own time, with a real interval, rather than as a statement about the past.
         decision = Decision("supersede", decision.reason, later)
-    placement = timeline.plan(conn, turn["tenant_id"], turn["user_id"], decision, candidate, said_at, same_key)
+    placement = timeline.plan(conn, turn["tenant_id"], turn["user_id"], decision, candidate, times, same_key)
     if placement.already_known:
         ctx.metrics.record(SUPERSESSION_VERDICTS, action=decision.action)
         return False
@@ -828,7 +829,7 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
         # The judge compared it with the current value, which was said later (or said after the event
         # happened): the reason it gave ("'Porto' replaces 'Berlin'") is the reverse of where the memory goes.
         before = (f"{candidate.value!r} happened {candidate.happened}, before what is current was said"
-                  if said_at < turn["occurred_at"] else
+                  if times.stands_at < times.said else
                   f"holds one value: {candidate.value!r} was said before a later value, which replaces it")
         decision = Decision(decision.action, f"{candidate.key} {before}: kept in its history at its own time",
                             decision.replaces)
@@ -852,7 +853,10 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
         "confidence": candidate.confidence,
         "embedding": vector,
         "active": placement.current,
-        "valid_from": said_at if decision.action != "keep_old" else placement.valid_to,
+        # a statement about the past stands, held at no moment, where what was current then began; with a time
+        # of its own, it holds (`holds_from`) there, said when it was said
+        "valid_from": placement.valid_to if decision.action == "keep_old" and not placement.holds_from else times.said,
+        "holds_from": placement.holds_from,
         "valid_to": placement.valid_to,
         "source_turn_id": turn["id"],
         "source_message_id": candidate.source_message_id,
@@ -863,17 +867,25 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
     })
     timeline.apply(conn, turn["tenant_id"], memory_id, placement)
     if inserted is not None:
-        _end_what_ended_with(conn, ctx, turn, said_at, candidate, memory_id, decision, placement, embed_here)
+        _end_what_ended_with(conn, ctx, turn, times, candidate, memory_id, decision, placement, embed_here)
     # counted once written: a write that raised _Unembedded is rolled back and tried again
     ctx.metrics.record(SUPERSESSION_VERDICTS, action=decision.action)
     return inserted is not None
+
+
+def _said_in_zone(conn, turn: dict[str, Any]) -> datetime:
+    """When the turn was said, in the user's days (user_zone.said_at): read once for the turn, whichever of
+    its candidates name a time of their own (a turn sent without an offset reads the user's latest)."""
+    if "said_in_zone" not in turn:
+        turn["said_in_zone"] = user_zone.said_at(conn, turn)
+    return turn["said_in_zone"]
 
 
 def _read_with(candidate: Candidate) -> dict[str, str]:
     return {"extractor": candidate.extractor} if candidate.extractor else {}
 
 
-def _end_what_ended_with(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, candidate: Candidate,
+def _end_what_ended_with(conn, ctx: Context, turn: dict[str, Any], times: timeline.Times, candidate: Candidate,
                          memory_id: str, decision: Decision, placement: timeline.Placement,
                          embed_here: bool) -> None:
     """What ends with a value the memory just written replaced or ended, whichever judge decided: the
@@ -891,41 +903,50 @@ def _end_what_ended_with(conn, ctx: Context, turn: dict[str, Any], said_at: date
         ended += [(r, f"{whose} job title used to be {r['value']}.",
                    held_at_reason(r, r["with_value"], candidate, decision.action))
                   for r in history_rows.held_with(conn, tenant_id, list(placement.ends), key)
-                  if not timeline.said_after(r, said_at)]
+                  if not timeline.stands_after(r, times.stands_at)]
     partner_key = subject_key(candidate.subject, PARTNER_KEY)
     about = {key: (m["value"], said) for m in decision.replaces if m["id"] in placement.ends and m["key"] == partner_key
              for key, said in about_partner_keys(candidate.subject, m["value"] or "").items()}
     if about:
         for fact in history_rows.current_under(conn, tenant_id, turn["user_id"], candidate.subject, list(about)):
             partner, said = about[fact["key"]]
-            if not timeline.said_after(fact, said_at):
+            if not timeline.stands_after(fact, times.stands_at):
                 ended.append((fact, about_former_partner(whose, partner, said, fact["value"]),
                               partner_ended_reason(fact, partner, candidate, decision.action)))
     if ended:
-        _write_ended(conn, ctx, turn, said_at, candidate, memory_id, ended, embed_here)
+        _write_ended(conn, ctx, turn, times, placement.holds_from, candidate, memory_id, ended, embed_here)
 
 
-def _write_ended(conn, ctx: Context, turn: dict[str, Any], said_at: datetime, candidate: Candidate, memory_id: str,
-                 ended: list[tuple[dict[str, Any], str, str]], embed_here: bool) -> None:
+def _write_ended(conn, ctx: Context, turn: dict[str, Any], times: timeline.Times, holds_from: datetime | None,
+                 candidate: Candidate, memory_id: str, ended: list[tuple[dict[str, Any], str, str]],
+                 embed_here: bool) -> None:
+    """The statements of what ended with the memory (said at `times.said`), each ending its fact when the value
+    it was said with did: when the memory began to hold (`holds_from`), else where it stands in history. A
+    fact that began after that ("I left Stripe last week." ends the role said with Stripe yesterday) held at no
+    moment, rather than until before it began."""
+    ends_at = holds_from or times.stands_at
     tenant_id = turn["tenant_id"]
     texts = {fact["id"]: embedded_text.of(content, memory_type="semantic", subject=candidate.subject)
              for fact, content, _ in ended}
     vectors = _vectors_of(ctx, tenant_id, list(texts.values()), embed_here)
     for fact, content, reason in ended:
+        ended_at = max(ends_at, validity.moment(validity.began_at(fact)))
         ended_id = str(uuid.uuid4())
         inserted = memory_rows.insert(conn, tenant_id, {
             "id": ended_id, "user_id": turn["user_id"], "agent_id": turn["agent_id"], "session_id": turn["session_id"],
             "memory_type": "semantic", "subject": candidate.subject, "type": "fact", "key": fact["key"],
             "value": fact["value"], "content": content, "importance": ENDED_IMPORTANCE,
             "confidence": min(float(fact["confidence"]), candidate.confidence), "embedding": vectors[texts[fact["id"]]],
-            "active": False, "valid_from": said_at, "valid_to": said_at, "source_turn_id": turn["id"],
+            "active": False, "valid_from": times.said, "holds_from": ends_at if ends_at < times.said else None,
+            "valid_to": ends_at,
+            "source_turn_id": turn["id"],
             "source_message_id": candidate.source_message_id, "dedupe_key": f"ended:{turn['id']}:{fact['id']}",
             "metadata": {"decision": "end", "reason": reason, "judge": ctx.judge.name, "raw_quote": candidate.raw_quote,
                          "subject": candidate.subject, **_read_with(candidate), "historical": True, "ended_by": memory_id},
         })
         if inserted is not None:
             history_rows.link(conn, tenant_id, ended_id, fact["id"])
-            history_rows.end(conn, tenant_id, fact["id"], said_at)
+            history_rows.end(conn, tenant_id, fact["id"], ended_at)
 
 
 @dataclass

@@ -124,6 +124,12 @@ def ends_partnership(candidate: Candidate) -> bool:
             and _normal(candidate.value) in ENDED_BY_EVENT)
 
 
+def parts(candidate: Candidate) -> bool:
+    """Whether the candidate is a partnership's end said as an event: a divorce, a spouse's death, a break-up."""
+    return (candidate.base_key == STATUS_KEY and candidate.type == "event"
+            and _normal(candidate.value) in ENDED_BY_EVENT | WITHOUT_PARTNER)
+
+
 # Being without work and having a job take each other back the same way: "I got laid off" or "I'm
 # retired" ends the current employer and the job title ("The user is out of work." answers "where
 # does she work?", not Acme), and an employer named later ends the work status, whatever it is ("I

@@ -26,7 +26,7 @@ both). A weekday or weekend counted within a month is that month's ("the last Fr
 one the month ("the second week of November" may begin on any day).
 A period begun after the moment asked names none, whatever says it ("this weekend" or "this Friday"
 asked on a Wednesday, "on 8 May 2030", "this summer" asked in March): what is remembered at that
-moment was said by then, and a memory's time is never after it was said (timeline.happened), so
+moment was said by then, and a memory's time is never after it was said (timeline.times), so
 "what am I doing this weekend?" asks of what was said before it (the plan made last week), not of
 days no memory is from. "Next week" and "tomorrow" name no period either: they are not read.
 In search a question's period is a favour, not a filter; one asked alone (retrieval/period.py) is
@@ -56,7 +56,8 @@ from __future__ import annotations
 
 import re
 from calendar import monthrange
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
+from typing import NamedTuple
 
 from memex.literal import caseless
 
@@ -81,8 +82,13 @@ _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:
 _MONTH_DAY = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+{_YEAR})?", re.IGNORECASE)
 # "May" alone is too often a verb: a month without a day needs "in", "during" or "of", or a year.
 _MONTH_YEAR = re.compile(rf"\b{_MONTH}\s*,?\s+{_YEAR}\b", re.IGNORECASE)
-_IN_MONTH = re.compile(rf"\b(?:in|during|of|early|late|mid|mid-)\s+{_MONTH}(?!\s*,?\s*\d)\b", re.IGNORECASE)
-_YEAR_ALONE = re.compile(rf"\b(?:in|during|of)\s+{_YEAR}\b", re.IGNORECASE)
+# "Since" is read in a statement only (`began`): a question's "since May" asks of May to now, which no
+# period read here is.
+_IN_MONTH = re.compile(rf"\b(?:in|during|of|early|late|mid|mid-|(?P<since>since))\s+{_MONTH}(?!\s*,?\s*\d)\b",
+                       re.IGNORECASE)
+_YEAR_ALONE = re.compile(rf"\b(?:in|during|of|(?P<since>since))\s+{_YEAR}\b", re.IGNORECASE)
+# "Since" before another expression: "since 3 March", "since last week".
+_SINCE = re.compile(r"\bsince\s+$", re.IGNORECASE)
 _AGO = re.compile(r"\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)\s+"
                   r"(day|week|month|year)s?\s+ago\b", re.IGNORECASE)
 _WEEKDAY = "|".join(WEEKDAYS)
@@ -124,19 +130,56 @@ Window = tuple[datetime, datetime]
 def windows(text: str, now: datetime) -> list[Window]:
     """The periods [start, end) the text's time expressions name, read against `now`
     (timezone-aware); [] when it names none. No season: see `read`."""
-    return _read(text, now, seasons=False)[0]
+    return [expression.window for expression in _read(text, now, seasons=False) if expression.window]
+
+
+# How soon after a statement a day or a month it names without a year may begin and be the one to come
+# ("I moved to Paris on 12 March." said on 11 March; "in April" said in March): it names no time then,
+# rather than last year's (`began`).
+_SOON = timedelta(days=31)
+# A moment to read a statement's expressions at, for their places alone (`named`): where each is does not
+# depend on the moment it is read against.
+_ANY_MOMENT = datetime(2000, 1, 3, tzinfo=timezone.utc)
+
+
+def named(statement: str) -> str | None:
+    """The words of the times a statement names ("last week" of "I moved to Paris last week."), in its
+    order and joined by commas; None when it names none. Kept with what was drawn from it (jobs.Candidate.
+    happened) and read when it is decided, against when it was said (`began`)."""
+    spans = sorted(expression.span for expression in _read(statement, _ANY_MOMENT, seasons=False, statement=True))
+    return ", ".join(statement[start:end] for start, end in spans) or None
+
+
+def began(words: str, said_at: datetime) -> tuple[datetime | None, bool]:
+    """When a statement's times (`named`'s words), read against when it was said, say what it states began
+    to hold; None when they say no time over by then. Each is read as said, not widened as a question's
+    is ("on 3 March" is that day, "two years ago" that day two years back): a day ("on 3 March",
+    "yesterday", "3 days ago", "last Monday") from its start, in the days of `said_at`'s zone; a longer
+    period ("last week", "in May", "in 2015", "last year") from its end, the first moment it surely held
+    (it may have begun on the period's last day); "since" a time from that time's start ("since 2019":
+    2019-01-01; "since last week": its Monday). Of several, the latest. And whether one of them is named by
+    a year, a month or months or years back, not after "since" (`Expression.far`), which places a story of
+    the past in its key's history at its time (timeline.py)."""
+    moments = []
+    expressions = _read(words, said_at, seasons=False, statement=True)
+    for expression in expressions:
+        if expression.window is not None:
+            start, end = expression.window
+            moments.append(start if expression.since or end - start <= timedelta(days=1) else end)
+    return (max((moment for moment in moments if moment < said_at), default=None),
+            any(expression.far for expression in expressions))
 
 
 def read(question: str, now: datetime) -> tuple[list[Window], str]:
     """`windows`, a season too, and the question with the expressions they were read from taken out
     ("what did we talk about last week?" -> "what did we talk about ?"): the period a question asks
     about (retrieval/period.py)."""
-    found, spans = _read(question, now, seasons=True)
+    expressions = _read(question, now, seasons=True)
     kept, end = [], 0
-    for start, stop in sorted(spans):
+    for start, stop in sorted(expression.span for expression in expressions):
         kept.append(question[end:start])
         end = stop
-    return found, "".join(kept) + question[end:]
+    return [expression.window for expression in expressions if expression.window], "".join(kept) + question[end:]
 
 
 def counts_from_saying(text: str) -> bool:
@@ -155,62 +198,103 @@ def counts_from_saying(text: str) -> bool:
     return any(not any(start <= at and end <= stop for start, stop in dates) for at, end in said)
 
 
-def _read(question: str, now: datetime, seasons: bool) -> tuple[list[Window], list[tuple[int, int]]]:
-    """`windows`, and the spans of the question they were read from."""
-    found: list[Window] = []
+class Expression(NamedTuple):
+    """A time expression read (`_read`)."""
+    span: tuple[int, int]
+    window: Window | None  # None for none, or one begun after the moment read at
+    since: bool  # "since" leads it (read in a statement only)
+    # named by a year, a month's name, or months or years back ("in 2010", "in May", "two years ago"), not "since"
+    far: bool
+
+
+def _read(text: str, now: datetime, seasons: bool, statement: bool = False) -> list[Expression]:
+    """The time expressions of a question, or of a `statement` (`began`: read as said, not widened, and a
+    "since" read), in the order read."""
+    read: list[Expression] = []
     taken: list[tuple[int, int]] = []  # spans already read: "8 May 2023" is not also "May 2023"
+    day_width = 1 if statement else 3  # a question's day is a day either side: `_day`
 
     def free(match: re.Match) -> bool:
         return not any(match.start() < end and start < match.end() for start, end in taken)
 
-    def add(match: re.Match, window: Window | None) -> None:
+    def add(match: re.Match, window: Window | None, far: bool = False) -> None:
+        start, end = match.span()
+        since = statement and bool(match.groupdict().get("since") or _SINCE.search(text, 0, start))
+        if since and not match.groupdict().get("since"):
+            start = _SINCE.search(text, 0, start).start()
         taken.append(match.span())
         # one begun after `now` holds nothing said by then, which is all a question asked at `now` is of
-        if window is not None and window[0] <= now:
-            found.append(window)
+        # "since" a time says the fact holds now, from then: never a story of the past (timeline.times)
+        read.append(Expression((start, end), window if window is not None and window[0] <= now else None, since,
+                               far and not since))
 
-    for match in _IN_MONTH_ORDINAL.finditer(question):
+    def year_of(month: int, day: int) -> int | None:
+        """A date's year, said without one: the latest such date not after `now`; in a statement, none
+        for one soon to come (_SOON)."""
+        latest = _latest_year(month, day, now)
+        if statement and latest < now.year:
+            try:
+                coming = _midnight(now).replace(month=month, day=day)
+            except ValueError:  # 29 February
+                return latest
+            if coming - now <= _SOON:
+                return None
+        return latest
+
+    def date(day: int, month: int, year: str | None) -> Window | None:
+        said = int(year) if year else year_of(month, day)
+        return None if said is None else _day(day, month, said, now, day_width)
+
+    for match in _IN_MONTH_ORDINAL.finditer(text):
         year = match.group(4)
         add(match, _in_month(_ORDINAL[caseless(match.group(1))], caseless(match.group(2)),
-                             MONTH_NUMBER[caseless(match.group(3))], int(year) if year else None, now))
-    for match in filter(free, _DAY_MONTH.finditer(question)):
-        day, month, year = int(match.group(1)), MONTH_NUMBER[caseless(match.group(2))], match.group(3)
-        add(match, _day(day, month, int(year) if year else _latest_year(month, day, now), now))
-    for match in filter(free, _MONTH_DAY.finditer(question)):
-        month, day, year = MONTH_NUMBER[caseless(match.group(1))], int(match.group(2)), match.group(3)
-        add(match, _day(day, month, int(year) if year else _latest_year(month, day, now), now))
+                             MONTH_NUMBER[caseless(match.group(3))], int(year) if year else None, now), bool(year))
+    for match in filter(free, _DAY_MONTH.finditer(text)):
+        add(match, date(int(match.group(1)), MONTH_NUMBER[caseless(match.group(2))], match.group(3)), bool(match.group(3)))
+    for match in filter(free, _MONTH_DAY.finditer(text)):
+        add(match, date(int(match.group(2)), MONTH_NUMBER[caseless(match.group(1))], match.group(3)), bool(match.group(3)))
     dates = list(taken)  # a weekday beside one of these is that day's, not one counted from now
-    for match in filter(free, _MONTH_YEAR.finditer(question)):
-        add(match, _month(int(match.group(2)), MONTH_NUMBER[caseless(match.group(1))], now))
-    for match in filter(free, _IN_MONTH.finditer(question)):
-        month = MONTH_NUMBER[caseless(match.group(1))]
-        add(match, _month(_latest_year(month, 1, now), month, now))
+    for match in filter(free, _MONTH_YEAR.finditer(text)):
+        add(match, _month(int(match.group(2)), MONTH_NUMBER[caseless(match.group(1))], now), True)
+    for match in filter(free, _IN_MONTH.finditer(text)):
+        if match.group("since") and not statement:
+            continue
+        month = MONTH_NUMBER[caseless(match.group(2))]
+        year = year_of(month, 1)
+        add(match, None if year is None else _month(year, month, now), True)
     if seasons:  # before a year alone: "the summer of 2021" is not all 2021
-        for match in filter(free, _SEASON_YEAR.finditer(question)):
+        for match in filter(free, _SEASON_YEAR.finditer(text)):
             first = _SEASON_START[caseless(match.group(1))]
             year = int(match.group(2))
             add(match, _season(first, year - 1 if first == 12 else year, now))
-        for match in filter(free, _SEASON_RELATIVE.finditer(question)):
+        for match in filter(free, _SEASON_RELATIVE.finditer(text)):
             add(match, _season_relative(caseless(match.group(1)), _SEASON_START[caseless(match.group(2))], now))
-        for match in filter(free, _IN_SEASON.finditer(question)):
+        for match in filter(free, _IN_SEASON.finditer(text)):
             add(match, _latest_season(_SEASON_START[caseless(match.group(1))], now))
-    for match in filter(free, _YEAR_ALONE.finditer(question)):
-        year = int(match.group(1))
+    for match in filter(free, _YEAR_ALONE.finditer(text)):
+        if match.group("since") and not statement:
+            continue
+        year = int(match.group(2))
         add(match, (now.replace(year=year, month=1, day=1, hour=0, minute=0, second=0, microsecond=0),
-                    now.replace(year=year + 1, month=1, day=1, hour=0, minute=0, second=0, microsecond=0)))
-    for match in filter(free, _AGO.finditer(question)):
+                    now.replace(year=year + 1, month=1, day=1, hour=0, minute=0, second=0, microsecond=0)), True)
+    for match in filter(free, _AGO.finditer(text)):
         count = int(match.group(1)) if match.group(1).isdigit() else _NUMBERS[caseless(match.group(1))]
-        days = count * _UNITS[caseless(match.group(2))]
+        unit = caseless(match.group(2))
+        if statement:  # the day that far back
+            start = _midnight(now) - timedelta(days=count) if unit == "day" else _later(unit, _midnight(now), -count)
+            add(match, (start, start + timedelta(days=1)), unit in ("month", "year"))
+            continue
+        days = count * _UNITS[unit]
         spread = max(1, days // 4)  # "three weeks ago" is about then, give or take
         add(match, (now - timedelta(days=days + spread), now - timedelta(days=max(days - spread, 0))))
-    for match in filter(free, _RELATIVE.finditer(question)):
-        add(match, _relative(" ".join(caseless(match.group(1)).split()), now))
-    for match in filter(free, _WEEKDAY_RELATIVE.finditer(question)):
+    for match in filter(free, _RELATIVE.finditer(text)):
+        add(match, _relative(" ".join(caseless(match.group(1)).split()), now, statement))
+    for match in filter(free, _WEEKDAY_RELATIVE.finditer(text)):
         which = " ".join(caseless(match.group(1)).split())
-        if which != "on" or _OF_THE_PAST.search(question):
-            add(match, None if _beside(match, dates, question)
+        if which != "on" or _OF_THE_PAST.search(text):
+            add(match, None if _beside(match, dates, text)
                 else _weekday(which, WEEKDAYS.index(caseless(match.group(2))), now))
-    return found, taken
+    return read
 
 
 def _beside(match: re.Match, dates: list[tuple[int, int]], question: str) -> bool:
@@ -228,13 +312,14 @@ def _midnight(moment: datetime) -> datetime:
     return moment.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
-def _day(day: int, month: int, year: int, now: datetime) -> Window | None:
+def _day(day: int, month: int, year: int, now: datetime, width: int) -> Window | None:
+    """The day, or in a question (`width` 3) a day either side too: a day asked of in passing may be off
+    by one (time zones, "the night of")."""
     try:
         start = _midnight(now).replace(year=year, month=month, day=day)
     except ValueError:
         return None  # "31 June"
-    # a day said in passing may be off by one (time zones, "the night of")
-    return start - timedelta(days=1), start + timedelta(days=2)
+    return start - timedelta(days=width // 2), start + timedelta(days=width - width // 2)
 
 
 def _month(year: int, month: int, now: datetime) -> Window:
@@ -268,12 +353,13 @@ def _latest_year(month: int, day: int, now: datetime) -> int:
     return now.year if (month, day) <= (now.month, now.day) else now.year - 1
 
 
-def _relative(expression: str, now: datetime) -> Window:
+def _relative(expression: str, now: datetime, statement: bool = False) -> Window:
     today = _midnight(now)
     if expression in ("today", "tonight", "this morning"):
         return today, today + timedelta(days=1)
     if expression in ("yesterday", "last night"):
-        return today - timedelta(days=1), today + timedelta(hours=6)
+        # a question's "last night" may reach past midnight
+        return today - timedelta(days=1), today + timedelta(hours=0 if statement else 6)
     *_, which, unit = expression.split()  # "this past week" is "the past week"
     week_start = today - timedelta(days=today.weekday())
     if unit == "weekend":

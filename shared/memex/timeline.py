@@ -6,15 +6,26 @@ March value replaces it, it replaces the January one, and each carries a real va
 (from when it was said until the next value was). The current value's history lists every value
 the key ever had, whatever order they arrived in.
 
-An event said with its own time ("We got divorced back in 2010", said in 2026) stands in history at
-that time (`happened`): a partner named as current in 2025 was named after it, so the divorce was of
-an earlier spouse and goes in the history before them, ending nothing current.
+A fact said with its own time ("I moved to Paris last week") began to hold then, not when it was said
+(`Placement.holds_from`, the answers' `valid_from`): what it replaces held until then. Its `valid_from`
+stays when it was said, and it stands in its key's history there (`Times`), so that of two values the
+later said is current, and a value said before it that its words' time goes back past keeps the time it
+was said to hold ("I live in Berlin" said yesterday, then "I moved to Paris last week": Paris, from when it
+was said; the same when "I live in Lyon", said yesterday, arrives after Paris): two values of a key never
+held at once. A statement of the present replaces the current value whatever its time ("I've lived in
+Lyon since 2019.", "I moved to Lyon three months ago.", said after "I live in Paris."). Only a story of the
+past, a fact said as over ("I lived in Rome in 2015.", "I left Google in 2019.") or a partnership's end
+("We got divorced back in 2010."), with a time far back (a year, a month, months or years ago), stands in
+history at that time (db/validity.stands): a partner named as current in 2025 was named after it, so the
+divorce was of an earlier spouse and goes in the history before them, ending nothing current; a city said
+in 2024 stays current. A plan's time, or a birthday's, is not when the fact began.
 
 Everything here runs under the user's lock (db/locks.py), after the judge has decided.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -23,8 +34,9 @@ import psycopg
 
 from memex import time_phrases
 from memex.db import history as history_rows
+from memex.db import validity
 from memex.jobs import Candidate
-from memex.supersession import Decision, holds_several, same_value
+from memex.supersession import Decision, holds_several, parts, same_value
 
 
 @dataclass
@@ -37,21 +49,76 @@ class Placement:
     unlinks: list[tuple[str, str]] = field(default_factory=list)  # (newer, older) links the new one goes between
     already_known: str | None = None  # set when history already holds this value for that time
     continues: str | None = None  # the ended value whose chain a first value now continues
+    # when it began to hold, when its words say a time before it stands in history; what it replaces or
+    # ends stops then (`ends`)
+    holds_from: datetime | None = None
+    after: datetime | None = None  # when the latest value it replaces or follows began to hold
+    # later values whose own time went back past when it was said: they hold from when they were said
+    said_as_held: list[str] = field(default_factory=list)
 
 
-def happened(candidate: Candidate, said_at: datetime) -> datetime:
-    """When the candidate stands in history: the end of the time its event was said to happen in
-    ("in 2010": 2011-01-01, the latest it can have been), when that is before it was said; else
-    when it was said. A time not over when said ("this year", "in the past month") changes nothing."""
-    if not candidate.happened:
-        return said_at
-    ends = [end for _, end in time_phrases.windows(candidate.happened, said_at)]
-    return max(ends) if ends and max(ends) < said_at else said_at
+# Families whose times are not when the fact began: a plan's or a job to come's are to come ("I'm moving to
+# Lisbon in May."), a birthday's, a birth year's ("My daughter was born in 2019."), an anniversary's or an
+# appointment's are its value.
+_TIMES_NOT_ITS_OWN = re.compile(r"plan|next_job|birthday|(?:\w+_)?birth_year|anniversary|event_\w+_appointment")
+
+
+@dataclass(frozen=True)
+class Times:
+    """A candidate's times (`times`), each read in the user's days."""
+    said: datetime  # when it was said: its `valid_from`
+    stands_at: datetime  # where it stands in its key's history
+    began: datetime  # when it began to hold
+
+
+def times(candidate: Candidate, said_at: datetime) -> Times:
+    """When the candidate was said, where it stands in its key's history and when it began to hold: when it
+    was said, or when its words say it began (time_phrases.began: "I moved to Paris last week": the Monday
+    of the week it was said in), when that is before. A story of the past (`_of_the_past`) named by a year,
+    a month or months or years back ("in 2010", "two years ago") stands there too: a value of its key said
+    since is later. Anything else stands where it was said: a husband spoken of this morning and "we
+    divorced yesterday" are one husband, and "I've lived in Lyon since 2019." is where the user lives now."""
+    if not candidate.happened or _TIMES_NOT_ITS_OWN.fullmatch(candidate.base_key):
+        return Times(said_at, said_at, said_at)
+    began, far = time_phrases.began(candidate.happened, said_at)
+    if began is None:
+        return Times(said_at, said_at, said_at)
+    return Times(said_at, began if far and _of_the_past(candidate) else said_at, began)
+
+
+def _of_the_past(candidate: Candidate) -> bool:
+    """A fact said as over ("I lived in Rome in 2015.", "I left Google in 2019.") or a partnership's end
+    ("We got divorced back in 2010.", "We broke up in 2019."): a story of the past, which does not take the
+    present back."""
+    return candidate.historical or parts(candidate)
 
 
 def plan(conn: psycopg.Connection, tenant_id: str, user_id: str, decision: Decision, candidate: Candidate,
-         said_at: datetime, same_key_active: list[dict[str, Any]]) -> Placement:
-    """How the candidate's memory, said at `said_at`, joins history, given the judge's decision."""
+         times: Times, same_key_active: list[dict[str, Any]]) -> Placement:
+    """How the candidate's memory, standing in history and holding from its `times`, joins history, given the
+    judge's decision."""
+    placement = _placed(conn, tenant_id, user_id, decision, candidate, times.stands_at, same_key_active)
+    if times.began >= times.said or placement.already_known or (decision.action == "end" and not placement.ends):
+        return placement  # said as holding then, known, or about the past (which holds at no moment)
+    if decision.action == "keep_old":
+        if times.stands_at < times.said:  # "I lived in Rome in 2015.": over before the value current then
+            placement.holds_from = placement.valid_to
+        return placement
+    if placement.after is not None and times.began < placement.after:
+        # before what it replaces began: that value was said as holding then, which its words' time does not
+        # take back (two values of a key never held at once); it holds from when it was said
+        return placement
+    placement.holds_from = times.began
+    placement.ends = {older: times.began for older in placement.ends}
+    if decision.action == "end":  # "I left Stripe last week": the statement of its end holds at no moment
+        placement.valid_to = times.began
+    return placement
+
+
+def _placed(conn: psycopg.Connection, tenant_id: str, user_id: str, decision: Decision, candidate: Candidate,
+            said_at: datetime, same_key_active: list[dict[str, Any]]) -> Placement:
+    """How the candidate's memory, standing at `said_at` in its key's history, joins it, given the judge's
+    decision."""
     value = candidate.value
     if decision.action == "coexist":
         return _after_end(conn, tenant_id, user_id, candidate, said_at, same_key_active)
@@ -61,9 +128,8 @@ def plan(conn: psycopg.Connection, tenant_id: str, user_id: str, decision: Decis
         return _end(conn, tenant_id, decision, value, said_at, same_key_active)
     placement = Placement(current=True)
     for replaced in decision.replaces:
-        if not said_after(replaced, said_at):
-            placement.replaces.append(replaced["id"])
-            placement.ends[replaced["id"]] = said_at
+        if not stands_after(replaced, said_at):
+            _replaces(placement, replaced, said_at)
             continue
         # Said before the value it would replace: it goes in that value's history, at its time.
         later, earlier = _gap(conn, tenant_id, replaced, said_at)
@@ -71,13 +137,24 @@ def plan(conn: psycopg.Connection, tenant_id: str, user_id: str, decision: Decis
             return Placement(current=False, already_known=f"{value!r} is already in the history for that time")
         placement.current = False
         placement.replaced_by.append(later["id"])
-        valid_from = _time(later["valid_from"])
-        placement.valid_to = valid_from if placement.valid_to is None else min(placement.valid_to, valid_from)
+        ends = validity.moment(validity.began_at(later))
+        if ends < said_at:
+            # "I moved to Paris last week." said after this, dated before it: Paris held from when it was said
+            placement.said_as_held.append(later["id"])
+            ends = validity.moment(later["valid_from"])
+        placement.valid_to = ends if placement.valid_to is None else min(placement.valid_to, ends)
         for previous in earlier:
             placement.unlinks.append((later["id"], previous["id"]))
-            placement.replaces.append(previous["id"])
-            placement.ends[previous["id"]] = said_at
+            _replaces(placement, previous, said_at)
     return placement
+
+
+def _replaces(placement: Placement, older: dict[str, Any], said_at: datetime) -> None:
+    """The memory replaces `older` (said before it), which ends when it is said."""
+    placement.replaces.append(older["id"])
+    placement.ends[older["id"]] = said_at
+    began = validity.moment(validity.began_at(older))
+    placement.after = began if placement.after is None else max(placement.after, began)
 
 
 def apply(conn: psycopg.Connection, tenant_id: str, memory_id: str, placement: Placement) -> None:
@@ -89,16 +166,18 @@ def apply(conn: psycopg.Connection, tenant_id: str, memory_id: str, placement: P
         history_rows.link(conn, tenant_id, newer, memory_id)
     for older, valid_to in placement.ends.items():
         history_rows.end(conn, tenant_id, older, valid_to)
+    for newer in placement.said_as_held:
+        history_rows.held_from_said(conn, tenant_id, newer)
 
 
 def _gap(conn: psycopg.Connection, tenant_id: str, newest: dict[str, Any], said_at: datetime
          ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Walk back from `newest` to the earliest memory stated after `said_at`; return it and its
     predecessors stated at or before `said_at` (the links the new memory goes between)."""
-    later = {"id": newest["id"], "value": newest["value"], "valid_from": _time(newest["valid_from"])}
+    later = {key: newest[key] for key in ("id", "value", "valid_from", "holds_from", "valid_to")}
     while True:
         before = history_rows.predecessors(conn, tenant_id, later["id"])
-        newer = [p for p in before if p["valid_from"] > said_at]
+        newer = [p for p in before if stands_after(p, said_at)]
         if not newer:
             return later, before
         later = newer[0]
@@ -115,7 +194,7 @@ def _after_end(conn: psycopg.Connection, tenant_id: str, user_id: str, candidate
     ended = history_rows.ended_head(conn, tenant_id, user_id, candidate.subject, candidate.key, said_at)
     if ended is None:
         return Placement(current=True)
-    return Placement(current=True, replaces=[ended["id"]], continues=ended["value"])
+    return Placement(current=True, replaces=[ended["id"]], continues=ended["value"], after=ended["valid_to"])
 
 
 def _past(conn: psycopg.Connection, tenant_id: str, value: str, said_at: datetime,
@@ -126,10 +205,10 @@ def _past(conn: psycopg.Connection, tenant_id: str, value: str, said_at: datetim
     if len(same_key_active) != 1:
         return Placement(current=False, valid_to=said_at)
     later, earlier = _gap(conn, tenant_id, same_key_active[0], said_at)
-    then = earlier[0] if later["valid_from"] > said_at and earlier else later  # current when it was said
+    then = earlier[0] if stands_after(later, said_at) and earlier else later  # current when it was said
     if _said_before(conn, tenant_id, then, value):
         return Placement(current=False, already_known=f"{value!r} is already in the history")
-    return Placement(current=False, valid_to=min(then["valid_from"], said_at), replaced_by=[then["id"]])
+    return Placement(current=False, valid_to=min(validity.moment(then["valid_from"]), said_at), replaced_by=[then["id"]])
 
 
 def _end(conn: psycopg.Connection, tenant_id: str, decision: Decision, value: str, said_at: datetime,
@@ -137,11 +216,13 @@ def _end(conn: psycopg.Connection, tenant_id: str, decision: Decision, value: st
     """A statement that the current value is over ("I left Stripe"): the value ends when it is said,
     the statement is its history (not current). Said before that value began (a late backfill), it
     is about an earlier time, a statement about the past like any other."""
-    ended = [m for m in decision.replaces if not said_after(m, said_at)]
+    ended = [m for m in decision.replaces if not stands_after(m, said_at)]
     if not ended:
         return _past(conn, tenant_id, value, said_at, same_key_active)
-    return Placement(current=False, valid_to=said_at, replaces=[m["id"] for m in ended],
-                     ends={m["id"]: said_at for m in ended})
+    placement = Placement(current=False, valid_to=said_at)
+    for older in ended:
+        _replaces(placement, older, said_at)
+    return placement
 
 
 # How far back a value is looked for before the whole history is read: a value said again was
@@ -161,9 +242,6 @@ def _said_before(conn: psycopg.Connection, tenant_id: str, memory: dict[str, Any
         same_value(m["value"] or "", value) for m in history_rows.earlier(conn, tenant_id, memory["id"]))
 
 
-def said_after(memory: dict[str, Any], said_at: datetime) -> bool:
-    return _time(memory["valid_from"]) > said_at
-
-
-def _time(value: datetime | str) -> datetime:
-    return value if isinstance(value, datetime) else datetime.fromisoformat(value.replace("Z", "+00:00"))
+def stands_after(memory: dict[str, Any], at: datetime) -> bool:
+    """Whether the memory stands after `at` in its key's history (db/validity.stands)."""
+    return validity.stands_at(memory) > at

@@ -1,7 +1,8 @@
 """The answer shapes of the wire contract, as the routes declare them (`response_model`), so that
 /openapi.json describes what the API really sends and a client can be typed from it.
 
-The domain builds these answers as dicts; the models only declare and check them. Each allows
+The domain builds these answers as dicts; the models only declare and check them, but for one
+edge reading: a memory's `valid_from` is when it began to hold (`Memory._holding_from`). Each allows
 extra keys, so a key the domain adds is never dropped on the way out (tests/test_openapi.py
 fails instead, until it is declared here), and the routes serialize with `exclude_unset`, so a
 key the domain leaves out (a turn's `error`, a channel's rank) stays out rather than becoming null.
@@ -11,8 +12,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from memex.db import validity
 from memex.models import MemoryType
 
 # Times leave the domain as RFC 3339 strings in UTC with Z already (memex.models.wire_time);
@@ -64,7 +66,8 @@ class Memory(_Answer):
     importance: float
     confidence: float
     active: bool = Field(description="False once superseded")
-    valid_from: Time
+    valid_from: Time = Field(description="When it began to hold: when it was said, or the earlier time its words "
+                                         "said (\"I moved to Paris last week.\")")
     valid_to: Optional[Time]
     supersedes: Optional[str] = Field(description="The latest memory this one replaced")
     created_at: Time
@@ -72,6 +75,17 @@ class Memory(_Answer):
                                      "who said it")
     metadata: dict[str, Any]
     sources: list[Source]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _holding_from(cls, memory: Any) -> Any:
+        """The domain's memory is dated when it was said (`valid_from`, by which a key's history is ordered),
+        with `holds_from` when its words said an earlier time it began: the answer's `valid_from` is when it
+        began to hold, as `as_of` reads it (db/validity.py)."""
+        if not isinstance(memory, dict) or "holds_from" not in memory:
+            return memory
+        answer = {name: value for name, value in memory.items() if name != "holds_from"}
+        return {**answer, "valid_from": validity.began_at(memory)}
 
 
 class ScoreParts(_Answer):

@@ -169,16 +169,14 @@ def _answering(fn: Callable[..., dict[str, Any]], answer: type[BaseModel]) -> Ca
     Its result is typed by `answer`, the REST route's answer shape, which the SDK publishes as the
     tool's output schema and checks the result against. The structured result is the domain's
     answer as the route sends it: a key the domain leaves out (a queued turn's `user_id`, a channel's
-    rank) stays out, where the SDK's own dump of the model would send it as null."""
+    rank) stays out, where the SDK's own dump of the model would send it as null. It is read through
+    `answer` as the route's is, so that what the shape sends at the edge (a memory's `valid_from`) is
+    the same on both."""
 
     def call(tool_ctx: ToolContext, **arguments: Any) -> CallToolResult:
         caller = _caller(tool_ctx)
         try:
-            result = fn(caller, **arguments)
-            # The text beside it, for clients that read only text: most hand it to the model, so
-            # compact (the SDK's indent=2 made a search's 27% more tokens).
-            return CallToolResult(content=[TextContent(text=pydantic_core.to_json(result).decode())],
-                                  structured_content=result)
+            found = fn(caller, **arguments)
         except ValidationError as exc:
             raise ToolError(_problems(exc)) from exc
         except InvalidInput as exc:
@@ -192,6 +190,18 @@ def _answering(fn: Callable[..., dict[str, Any]], answer: type[BaseModel]) -> Ca
         except DATABASE_GONE as exc:
             database_lost(exc, caller.ctx)
             raise ToolError("database_unavailable: the database is unavailable; retry later") from exc
+        try:
+            result = answer.model_validate(found).model_dump(mode="json", exclude_unset=True)
+        except ValidationError as exc:
+            # memex's own answer does not fit its shape: no wrong argument, which a ValidationError the tool
+            # raises is taken for (_MemexTool.run), and none of its values (a user's words) in the log
+            logger.error("a tool's answer does not fit its shape",
+                         extra={"tool": fn.__name__, "fields": sorted({str(e["loc"][0]) for e in exc.errors()})})
+            raise ToolError("internal error") from None
+        # The text beside it, for clients that read only text: most hand it to the model, so
+        # compact (the SDK's indent=2 made a search's 27% more tokens).
+        return CallToolResult(content=[TextContent(text=pydantic_core.to_json(result).decode())],
+                              structured_content=result)
 
     # The SDK reads the tool's parameters from its signature and type hints: fn's, with its own
     # context where fn takes the caller.

@@ -48,6 +48,7 @@ import psycopg
 from memex.db import consolidation as consolidation_rows
 from memex.db import history as history_rows
 from memex.db import turns as turn_rows
+from memex.db import validity
 from memex.supersession import folded_value
 
 
@@ -325,8 +326,8 @@ def _close_chains(conn: psycopg.Connection, tenant_id: str, erased_ids: list[str
             history_rows.link(conn, tenant_id, newer, older)
         if successors:
             conn.execute(
-                """UPDATE memories SET valid_to = (SELECT min(valid_from) FROM memories
-                                                   WHERE tenant_id = %s AND id = ANY(%s))
+                f"""UPDATE memories SET valid_to = (SELECT min({validity.began("s")}) FROM memories s
+                                                    WHERE s.tenant_id = %s AND s.id = ANY(%s))
                    WHERE tenant_id = %s AND id = %s""",
                 (tenant_id, sorted(successors), tenant_id, older),
             )

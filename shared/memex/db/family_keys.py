@@ -157,6 +157,8 @@ def _resolve(cur: psycopg.Cursor, tenant_id: str, user_id: str, groups: list[tup
         latest = said[-1]
         for older in said[:-1]:
             history_rows.link(cur.connection, tenant_id, latest["id"], older["id"])
+            # when the latest was said is when it began: the migrations that resolve (0033, 0049, 0050) run
+            # before 0055, so no fact has a time of its own (`holds_from`) yet
             history_rows.end(cur.connection, tenant_id, older["id"], latest["valid_from"])
 
 

@@ -34,11 +34,18 @@ def unlink(conn: psycopg.Connection, tenant_id: str, newer_id: str, older_id: st
 
 
 def end(conn: psycopg.Connection, tenant_id: str, memory_id: str, valid_to: datetime) -> None:
-    """The memory stops being current at `valid_to`."""
+    """The memory stops being current at `valid_to`. It reads no column but those of `memories` as migration
+    0001 made it: the re-keying migrations (db/family_keys.py: 0033, 0049, 0050) end facts through it on
+    a database upgraded from before the columns added since."""
     conn.execute(
         "UPDATE memories SET active = false, valid_to = %s WHERE tenant_id = %s AND id = %s",
         (valid_to, tenant_id, memory_id),
     )
+
+
+def held_from_said(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> None:
+    """The memory holds from when it was said, not from the earlier time its words said (timeline.py)."""
+    conn.execute("UPDATE memories SET holds_from = NULL WHERE tenant_id = %s AND id = %s", (tenant_id, memory_id))
 
 
 def held_with(conn: psycopg.Connection, tenant_id: str, ids: list[str], key: str) -> list[dict[str, Any]]:
@@ -46,7 +53,7 @@ def held_with(conn: psycopg.Connection, tenant_id: str, ids: list[str], key: str
     same subject (a role said with its employer: "I'm a support lead at Zendesk."), each with the
     value of the memory it was said with (index memories_drawn_facts)."""
     return conn.execute(
-        """SELECT r.id, r.key, r.value, r.valid_from, r.confidence, e.value AS with_value
+        """SELECT r.id, r.key, r.value, r.valid_from, r.holds_from, r.valid_to, r.confidence, e.value AS with_value
            FROM memories e
            JOIN memories r ON r.tenant_id = e.tenant_id AND r.source_message_id = e.source_message_id
                           AND r.memory_type = 'semantic' AND r.user_id = e.user_id AND r.subject = e.subject
@@ -61,7 +68,7 @@ def current_under(conn: psycopg.Connection, tenant_id: str, user_id: str, subjec
     """The user's current facts about `subject` under these keys (facts about a partner by name:
     "partner_sam_role"), read through the index of current semantic memories (migration 0011)."""
     return conn.execute(
-        """SELECT m.id, m.key, m.value, m.valid_from, m.confidence
+        """SELECT m.id, m.key, m.value, m.valid_from, m.holds_from, m.valid_to, m.confidence
            FROM current_semantic_memories(%(t)s, %(u)s, %(s)s) c JOIN memories m ON m.tenant_id = %(t)s AND m.id = c.id
            WHERE c.key = ANY(%(keys)s)
            ORDER BY m.valid_from, m.id""",
@@ -105,9 +112,9 @@ def ended_head(conn: psycopg.Connection, tenant_id: str, user_id: str, subject: 
 def predecessors(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[dict[str, Any]]:
     """The memories this one replaced directly, newest first."""
     return conn.execute(
-        """SELECT o.id, o.value, o.valid_from, o.valid_to FROM memory_links l
+        f"""SELECT o.id, o.value, o.valid_from, o.holds_from, o.valid_to FROM memory_links l
            JOIN memories o ON o.tenant_id = l.tenant_id AND o.id = l.replaced_id
-           WHERE l.tenant_id = %s AND l.memory_id = %s ORDER BY o.valid_from DESC, o.id DESC""",
+           WHERE l.tenant_id = %s AND l.memory_id = %s ORDER BY {validity.stands("o")} DESC, o.id DESC""",
         (tenant_id, memory_id),
     ).fetchall()
 

@@ -22,7 +22,8 @@ from memex.models import SearchFilters, wire_time
 
 _READ = """
 SELECT m.id, m.user_id, m.agent_id, m.session_id, m.content, m.memory_type, m.type, m.key, m.value,
-       m.subject, m.importance, m.confidence, m.active, m.valid_from, m.valid_to, link.replaced_id AS supersedes,
+       m.subject, m.importance, m.confidence, m.active, m.valid_from, m.holds_from, m.valid_to,
+       link.replaced_id AS supersedes,
        m.created_at, m.metadata, m.source_turn_id, m.source_message_id, msg.metadata AS source_metadata,
        cited.sources AS cited_sources
 """
@@ -72,7 +73,10 @@ def to_wire(row: dict[str, Any]) -> dict[str, Any]:
         "importance": round(float(row["importance"]), 4),
         "confidence": round(float(row["confidence"]), 4),
         "active": row["active"],
+        # when it was said, as everything that orders a key's history reads it; `holds_from`, when its words
+        # said an earlier time it began (migration 0055), is the answer's `valid_from` (memex_edge/answers.py)
         "valid_from": _iso(row["valid_from"]),
+        "holds_from": _iso(row["holds_from"]),
         "valid_to": _iso(row["valid_to"]),
         "supersedes": row["supersedes"],
         "created_at": _iso(row["created_at"]),
@@ -87,10 +91,10 @@ def _iso(value: datetime | None) -> str | None:
 
 _INSERT = """INSERT INTO memories (tenant_id, id, user_id, agent_id, session_id, memory_type, type, key, value,
                                    content, context, importance, confidence, embedding, active, valid_from,
-                                   valid_to, source_turn_id, source_message_id, dedupe_key, metadata, subject)
+                                   holds_from, valid_to, source_turn_id, source_message_id, dedupe_key, metadata, subject)
              VALUES (%(tenant_id)s, %(id)s, %(user_id)s, %(agent_id)s, %(session_id)s, %(memory_type)s,
                      %(type)s, %(key)s, %(value)s, %(content)s, %(context)s, %(importance)s, %(confidence)s,
-                     %(embedding)s, %(active)s, %(valid_from)s, %(valid_to)s, %(source_turn_id)s,
+                     %(embedding)s, %(active)s, %(valid_from)s, %(holds_from)s, %(valid_to)s, %(source_turn_id)s,
                      %(source_message_id)s, %(dedupe_key)s, %(metadata)s, %(subject)s)
              ON CONFLICT (tenant_id, dedupe_key) WHERE dedupe_key IS NOT NULL DO NOTHING"""
 
@@ -100,7 +104,7 @@ def _row(tenant_id: str, memory: dict[str, Any]) -> dict[str, Any]:
         "tenant_id": tenant_id,
         "agent_id": None, "session_id": None, "key": None, "value": None, "context": None,
         "source_turn_id": None, "source_message_id": None, "dedupe_key": None,
-        "confidence": 1.0, "importance": 0.5, "active": True, "valid_to": None, "subject": "user",
+        "confidence": 1.0, "importance": 0.5, "active": True, "holds_from": None, "valid_to": None, "subject": "user",
         **memory,
         # None: a message stored while the embedder failed (pipeline._store_episodic)
         "embedding": None if memory["embedding"] is None else np.asarray(memory["embedding"], dtype=np.float32),
@@ -127,8 +131,8 @@ def insert(conn: psycopg.Connection, tenant_id: str, memory: dict[str, Any]) -> 
 
 
 _COLUMNS = ("tenant_id", "id", "user_id", "agent_id", "session_id", "memory_type", "type", "key", "value", "content",
-            "context", "importance", "confidence", "embedding", "active", "valid_from", "valid_to", "source_turn_id",
-            "source_message_id", "dedupe_key", "metadata", "subject")
+            "context", "importance", "confidence", "embedding", "active", "valid_from", "holds_from", "valid_to",
+            "source_turn_id", "source_message_id", "dedupe_key", "metadata", "subject")
 # Rows per statement in `insert_many`: Postgres takes at most 65,535 parameters in one.
 _ROWS_PER_INSERT = 1000
 
@@ -294,8 +298,9 @@ def chain(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> list[dict
     if rows:
         erasing.refuse(rows[0], rows[0]["user_id"])
     found = get_many(conn, tenant_id, [r["id"] for r in rows])
-    # A statement about the past ends where it starts; it sorts before what was current then.
-    return sorted(found.values(), key=lambda m: (m["valid_from"], m["valid_to"] or "~", m["created_at"], m["id"]))
+    # By where each stands in its key's history (validity.stands); a statement about the past ends where it
+    # starts, and sorts before what was current then.
+    return sorted(found.values(), key=lambda m: (validity.stands_at(m), m["valid_to"] or "~", m["created_at"], m["id"]))
 
 
 def _scope(tenant_id: str, user_id: str, agent_id: str | None, filters: SearchFilters,
@@ -679,7 +684,7 @@ def wire(text: str) -> dict[str, Any]:
     them all was 8-10% of a LoCoMo search's Python CPU: docs/measurements/performance.md)."""
     row = json.loads(text)
     return to_wire({**row, **{key: datetime.fromisoformat(row[key]) if row[key] else None
-                              for key in ("valid_from", "valid_to", "created_at")}})
+                              for key in ("valid_from", "holds_from", "valid_to", "created_at")}})
 
 
 def _keyword_sql(where: str, include_inactive: bool, query: str, max_postings: str, limit: str) -> str:

@@ -18,7 +18,7 @@ import math
 import re
 from typing import Any, Sequence
 
-from memex import literal, supersession
+from memex import literal, supersession, time_phrases
 from memex.config import Settings
 from memex.extraction import aliases, families
 from memex.extraction.placement import ABOUT_ANOTHER_IMPORTANCE, RELATION_NAMES, placed, relation_key
@@ -101,6 +101,9 @@ are ("I switched from Adobe to Figma": a job, or a tool?), the earlier name ("Ad
 if that name is the current value under its key, which it replaces. Else omit it.
 - "corrects": when the user corrects a value they gave ("My dog is Rollo, not Rolo"; "I meant \
 Porto, not Braga"), the wrong value ("Rolo"), which the memory replaces. Else omit it.
+- "when": the message's words that say when it became true, as said, when that time is past: \
+"I moved to Paris last week" (city Paris) is "last week"; also "in 2010", "two years ago", "since 2019", \
+"yesterday", "on 3 March". Else omit it, and for a plan or a time to come ("next month").
 - "content": one canonical sentence in the third person, understandable without the \
 conversation: "The user's employer is Notion.", "The user's wife Maria loved the trip to Lisbon."
 - "confidence": 0 to 1, how clearly the user stated it.
@@ -319,10 +322,21 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         ends_only=historical and (denied is not None or _flag(item.get("ends_only"))),
         corrects=None if historical else _text(item.get("corrects"))[:500] or None,
         only_replacing=None if historical else _text(item.get("only_replacing"))[:500] or None,
+        happened=_when(item.get("when"), raw_quote),
     )
     # Not bounded as answered: "<a participant's 68-character name>_city" is their city, once placed (the pipeline
     # bounds what is filed, jobs.KEY_MAX_CHARS).
     return placed(candidate, [m["subject"] for m in [*history, *messages] if m.get("subject")], known or {})
+
+
+def _when(words: Any, quote: str) -> str | None:
+    """The times the model's `when` names, as the offline rules keep a clause's (time_phrases.named), when
+    the words the memory quotes say them: a time the user did not say is not heard, nor one said of
+    something else ("I live in Paris and I've been vegan since 2019": not the city's)."""
+    said = _text(words)
+    if not said or not literal.says(said, quote, ignore_case=True, spaced=True):
+        return None
+    return time_phrases.named(said)
 
 
 # A value a model answers as denied ("not vegan", "no longer a smoker"), historical or not: the prompt's

@@ -15,7 +15,7 @@ from memex.first_person import OFTEN, as_i_say_it
 from memex.extraction import plain, vocabulary
 from memex.extraction.offline.patterns import (CAPWORD, DATE, HEDGES, HERS, HIS, MONTH, NOT_NAMES, NUMBER, PERSON_PARTS,
     PETS, ROLE, ROLE_END, UPPER, WEEKDAY, WORDS)
-from memex.extraction.offline.rule import Rule, candidate_of, rule
+from memex.extraction.offline.rule import Rule, candidate_of, own_time, rule
 from memex.extraction.offline.rules.health import DIET_ENDED
 from memex.extraction.offline.rules.pets import PET_AGE, pet_age_fields
 from memex.extraction.offline.rules.work import RETIREMENT_ENDED
@@ -475,19 +475,21 @@ def denied(earlier: Facts, found: Facts, value: str, message_id: str, quote: str
         found.add(candidate_of(ended, {"value": held.value}, message_id, quote, subject))
 
 
-def pet_gone_again(earlier: Facts, found: Facts, name: str, message_id: str, quote: str, subject: str) -> None:
+def pet_gone_again(earlier: Facts, found: Facts, gone: re.Match[str], message_id: str, quote: str, subject: str) -> None:
     """"Pickle passed away last week", said of a pet by its name alone: that pet's name as history, under
     the key the session filed it ("My dog Pickle..." earlier: pet_dog_name, which this ends), as "My dog
     Pickle died" files it. Nothing when the name the session says last is no current pet's (a person's
-    death has no key; a name alone may be anyone's)."""
+    death has no key; a name alone may be anyone's). When it happened, said in its clause, is kept."""
+    name = gone.group("name")
     if literal.caseless(name) in NOT_NAMES:
         return
     named = _filed_last(earlier, found, name, subject, lambda key: key.endswith("_name"))
     if named is None or named.base_key not in PET_NAME_KEYS:
         return
     part = named.base_key.removeprefix("pet_").removesuffix("_name")
-    found.add(candidate_of(_GONE_AGAIN_RULE, {"value": named.value, "part": part, "kind": part.replace("_", " ")},
-                           message_id, quote, subject))
+    when = own_time(gone.string, gone)
+    found.add(candidate_of(_GONE_AGAIN_RULE, {"value": named.value, "part": part, "kind": part.replace("_", " "),
+                                              **({"happened": when} if when else {})}, message_id, quote, subject))
 
 
 def _filed_last(earlier: Facts, found: Facts, name: str, subject: str, filed: Callable[[str], bool],

@@ -119,7 +119,7 @@ class OfflineExtractor:
                     pregnant_again(history_facts(), found, pregnant.group("name"), message["id"], said, subject)
                 elif (gone := GONE_AGAIN.match(read)):
                     # The memories' pets before the session's: what the session says of the name is later.
-                    pet_gone_again(corrected_from(), found, gone.group("name"), message["id"], said, subject)
+                    pet_gone_again(corrected_from(), found, gone, message["id"], said, subject)
                 elif (works := ROLE_AGAIN.match(read)) and plainly(read, works):
                     role_again(history_facts(), found, works, message["id"], said, subject)
                 elif (denial := DENIED.fullmatch(read)):

@@ -10,7 +10,7 @@ from bisect import bisect_left, bisect_right
 from memex.extraction.offline.patterns import MONTH, WEEKDAY, WORDS
 from memex.extraction.offline.required import words
 from memex.extraction.offline.required_shipped import requires, shipped
-from memex.extraction.offline.rule import Rule
+from memex.extraction.offline.rule import Rule, own_time
 from memex.extraction.offline.rules import ASKED_RULES, RULES
 from memex.extraction.offline.values import Fields
 from memex.extraction.vocabulary import FUNCTION_WORDS
@@ -190,7 +190,9 @@ def matches(sentence: str) -> list[tuple[int, Rule, Fields]]:
     for rule, pattern in patterns:
         for match in pattern.finditer(sentence):
             if surroundings.plain(match):
-                found.extend((match.start(), rule, fields) for fields in rule.clean(match))
+                when = own_time(sentence, match)
+                found.extend((match.start(), rule, {"happened": when, **fields} if when else fields)
+                             for fields in rule.clean(match))
     return sorted(found, key=lambda item: item[0])
 
 

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from memex import time_phrases
 from memex.extraction.offline.values import Fields, a_name
 from memex.jobs import Candidate, subject_key
 
@@ -55,6 +56,26 @@ def candidate_of(rule: Rule, fields: Fields, message_id: str, quote: str, subjec
         only_replacing=fields["old"] if rule.only_replacing else None,
         happened=fields.get("happened"),
     )
+
+
+# Where a clause ends: a mark, or a word that begins another ("and", "but", ...); a comma before a year
+# is a date's ("on May 3, 2019").
+_CLAUSE_BREAK = re.compile(r"[;:!?]|,(?!\s*\d{4})|\s(?:and|but|or|so|while|whereas|though|although|because)\s",
+                           re.IGNORECASE)
+
+
+def own_time(sentence: str, match: re.Match[str]) -> str | None:
+    """The times said in the clause of the sentence a rule matched in (time_phrases.named: "I moved to Paris
+    last week." -> "last week"), which say when what it states happened: not another clause's ("I live in
+    Paris and I have been vegan since 2019.": none for the city). A time said alone before a comma opens
+    the clause after it ("Last week, I moved to Paris.")."""
+    start = 0
+    for brk in _CLAUSE_BREAK.finditer(sentence, 0, match.start()):
+        opening = sentence[start:brk.start()].strip()
+        if not (brk.group() == "," and opening and time_phrases.named(opening) == opening):
+            start = brk.end()
+    end = next((b.start() for b in _CLAUSE_BREAK.finditer(sentence, match.end())), len(sentence))
+    return time_phrases.named(sentence[start:end])
 
 
 def _about(subject: str, sentence: str) -> str:

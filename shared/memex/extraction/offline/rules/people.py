@@ -219,12 +219,9 @@ _PROPOSED = (rf"(?:just |finally |officially )?(?:proposed(?: to me)?|popped the
 # Where one got engaged or married, before or after when: "We got engaged in Paris last night",
 # "got married at the beach"; a month is when, not where ("in June").
 _WED_PLACE = rf"(?: (?:in|at|on) (?!{MONTH}(?![\w'-]))(?:the |a )?(?:{PROPER}|[a-z]+))?"
-# The same, kept as when the parting happened (`Candidate.happened`): read against the turn's time, it
-# places the event in the user's history (timeline.happened).
+# The same, kept as when the parting happened (`Candidate.happened`): the clause's time, not another the
+# sentence names; read against the turn's time, it dates the event (timeline.times).
 _PARTED_WHEN = rf"(?: (?P<when>{_PARTING_WHEN}))?"
-# A parting's time that places it in history: a year, a month, months or years ago. Not "yesterday" or
-# "a few days ago": a husband spoken of this morning and "we divorced yesterday" are one husband.
-_DATED = re.compile(rf"\d{{4}}|\b(?:months?|years?) ago\b|\bin {UPPER}")
 
 
 def _proposed_to(m: re.Match[str]) -> list[Fields]:
@@ -235,7 +232,7 @@ def _proposed_to(m: re.Match[str]) -> list[Fields]:
 
 def _happened(m: re.Match[str]) -> Fields:
     when = m.groupdict().get("when")
-    return {"happened": when} if when and _DATED.search(when) else {}
+    return {"happened": when} if when else {}
 
 
 # Where seeing or dating someone ends its clause: punctuation, since when or for how long, or another
