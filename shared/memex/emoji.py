@@ -25,12 +25,21 @@ import unicodedata
 PICTOGRAPH = ("\u231a\u231b\u2328\u23cf\u23e9-\u23f3\u23f8-\u23fa\u2600-\u275a\u2761-\u2767\u2776-\u27bf"
               "\u2b1b\u2b1c\u2b50\u2b55\U0001f000-\U0001f0ff\U0001f16d-\U0001f18f\U0001f191-\U0001f1ff"
               "\U0001f300-\U0001f3fa\U0001f400-\U0001faff")
+# Unicode's emoji outside those blocks (emoji-data.txt's Emoji property, less the keycaps' digits, # and *, and
+# the skin tones): text by default, an emoji when VS16 follows ("▶️", "©️", "™️", "ℹ️"); "▶" is text, and
+# "™" folds to "TM" as before.
+PRESENTED = ("\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u2199\u21a9\u21aa\u24c2\u25aa\u25ab\u25b6\u25c0"
+             "\u25fb-\u25fe\u2934\u2935\u2b05-\u2b07\u3030\u303d\u3297\u3299\U0001f201\U0001f202\U0001f21a"
+             "\U0001f22f\U0001f232-\U0001f23a\U0001f250\U0001f251")
+# What starts an emoji: a pictograph, an emoji of PRESENTED with VS16, a keycap ("1️⃣", "#️⃣", also without VS16);
+# memex_emoji_words (migration 0058) reads the same expression
+HEAD = f"[{PICTOGRAPH}]|[{PRESENTED}]\ufe0f|[#*0-9]\ufe0f?\u20e3"
 _INDICATOR = "[\U0001f1e6-\U0001f1ff]"
 _DRAWN = "\ufe0e\ufe0f\U0001f3fb-\U0001f3ff"  # variation selectors and skin tones
-_ELEMENT = f"(?:{_INDICATOR}{_INDICATOR}|[{PICTOGRAPH}])[\U000e0020-\U000e007f]*[{_DRAWN}]*"
-# memex_emoji_words writes the same expression
+_ELEMENT = f"(?:{_INDICATOR}{_INDICATOR}|{HEAD})[\U000e0020-\U000e007f]*[{_DRAWN}]*"
+# memex_emoji_sequences writes the same expression
 SEQUENCE = re.compile(f"{_ELEMENT}(?:\u200d{_ELEMENT})*")
-_ANY = re.compile(f"[{PICTOGRAPH}]")
+_ANY = re.compile(HEAD)
 _FOLDED = str.maketrans(dict.fromkeys([0xfe0e, 0xfe0f, 0x200d, *range(0x1f3fb, 0x1f400)]))
 
 
