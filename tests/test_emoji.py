@@ -119,3 +119,11 @@ def test_the_local_embedder_reads_an_emoji_as_its_name(ctx):
     assert float(vectors[2] @ vectors[1]) < 0.2
     assert float(vectors[1] @ vectors[4]) == pytest.approx(1.0, abs=1e-5)
     assert emoji.name("👩🏽\u200d💻") == "woman personal computer" and emoji.name("🇯🇵") == "flag jp"
+
+
+def test_an_emoji_newer_than_pythons_unicode_is_read_as_its_name(ctx):
+    """Python 3.11's unicodedata is Unicode 14.0: 🫨 (15.0) and 🪉 (16.0) take their names from
+    memex.emoji_names, not the unknown token of a character the embedder reads as sent."""
+    assert emoji.name("🫨") == "shaking face" and emoji.name("🪉") == "harp"
+    vectors = ctx.embedder.embed(["I'm 🫨 before the exam", "I'm shaking face before the exam"])
+    assert float(vectors[0] @ vectors[1]) == pytest.approx(1.0, abs=1e-5)

@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from memex import emoji_names
+
 # Misc Technical's emoji (⌚ ⏰), Misc Symbols and Dingbats (☕ ❤ ✨), ⬛ ⬜ ⭐ ⭕, and the
 # supplementary planes' emoji blocks (🀄, 🆗, the regional indicators, 🌍 to 🫶) but the skin tones
 PICTOGRAPH = ("\u231a\u231b\u2328\u23cf\u23e9-\u23f3\u23f8-\u23fa\u2600-\u275a\u2761-\u2767\u2776-\u27bf"
@@ -60,13 +62,14 @@ def words(text: str) -> str:
 
 def name(sequence: str) -> str:
     """What one emoji sequence is called: the Unicode names of its pictographs ("👩‍💻": "woman personal
-    computer"), a flag its two letters ("flag jp"); itself when Python's Unicode has no name for it."""
+    computer"), a flag its two letters ("flag jp"); one Python 3.11's Unicode does not know from emoji_names ("🫨"
+    "shaking face"), itself when that has no name for it either."""
     parts = []
     for c in sequence.translate(_FOLDED):
         if "\U0001f1e6" <= c <= "\U0001f1ff":
             parts.append(chr(ord(c) - 0x1f1e6 + ord("a")))
         elif not "\U000e0020" <= c <= "\U000e007f":
-            parts.append(unicodedata.name(c, c).lower())
+            parts.append((unicodedata.name(c, None) or emoji_names.NAMES.get(ord(c), c)).lower())
     if len(parts) == 2 and all(len(p) == 1 and p.isascii() for p in parts):
         return "flag " + "".join(parts)
     return " ".join(parts)
