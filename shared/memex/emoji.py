@@ -3,8 +3,8 @@ all-MiniLM-L6-v2's vocabulary has none (each is its unknown token), so "🍣" fo
 "I love 🍣". Here an emoji, or a sequence drawn as one (a ZWJ sequence 👩‍💻, a skin tone 👍🏽, a
 flag 🇯🇵 or 🏴󠁧󠁢󠁳󠁣󠁴󠁿, a variation selector ❤️), is read:
 
-- by the keyword channel as one word of ASCII (`words`, mirroring memex_emoji_words, migration
-  0054): "emoji" and its code points in hex, "🍕" is emoji1f355. Variation selectors and skin tones
+- by the keyword channel as one word of ASCII (`words`, mirroring memex_emoji_words, migrations
+  0054 and 0058): "emoji" and its code points in hex, "🍕" is emoji1f355. Variation selectors and skin tones
   are how it is drawn, folded away as accents are ("❤️" is "❤", "👍🏽" is "👍"); the joiners go too,
   the code points they join stay ("👩‍💻" is emoji1f469x1f4bb, not 👩 nor 💻).
 - by the local embedder as its Unicode name in its place (`named`, embeddings/named_emoji.py): "🍕" as
@@ -13,7 +13,10 @@ flag 🇯🇵 or 🏴󠁧󠁢󠁳󠁣󠁴󠁿, a variation selector ❤️), is 
 
 A pictograph is one of the blocks below (Unicode's emoji live there), less what compatibility
 decomposition already folds to letters ("🄰" is "A", "🈯" is "指": read as before), a lone skin tone
-and the ornamental quotes and brackets of the Dingbats block (❝ ❨, punctuation)."""
+and the ornamental quotes and brackets of the Dingbats block (❝ ❨, punctuation): an emoji drawn either
+way ("✓", "★", "☺" with or without VS16). Outside the blocks, Unicode's rule: a character that is text
+by default is an emoji when VS16 follows it ("▶️", "©️", "™️"; "🈯️" too) and text without it; a keycap
+("1️⃣", "#️⃣") is an emoji."""
 
 from __future__ import annotations
 
