@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 
 from memex import emoji, standalone
-from memex.standalone import WORD
 
 # Function words, and the words of acknowledgements, thanks, greetings and small reactions.
 # Nothing here names a thing, a person, a place, a time or a quantity (so the offline expansion
@@ -78,7 +77,7 @@ def is_filler(text: str) -> bool:
     sentences: set[tuple[str, ...]] = set()
     sentence: list[str] = []
     end = 0
-    for match in WORD.finditer(text):
+    for match in standalone.WORD.finditer(text):
         if sentence and _ENDS.search(text, end, match.start()):
             sentences.add(tuple(sentence))
             sentence = []
