@@ -156,6 +156,20 @@ def test_a_line_that_shows_nothing_is_no_neighbour_of_the_line_it_follows(tenant
     assert "The flat has a view of the river." in found, found  # by nothing but its neighbour
 
 
+def test_an_emoji_answer_that_names_something_is_indexed_with_the_question_and_gives_the_next_line_its_words(tenant, ctx):
+    """"🍕🍕" answered to "What should we eat tonight?" says what, as "Pizza!" would (an emoji is a word:
+    memex.emoji): indexed with the question, found by its words, and the line after it, leaning on it,
+    indexed with it. On main it counted as no word, as "👍" does: kept without the question, and the line
+    after it without it."""
+    body = {"user_id": tenant.user, "session_id": "eat", "messages": [
+        {"role": "assistant", "content": "What should we eat tonight?"}, {"role": "user", "content": "🍕🍕"},
+        {"role": "user", "content": "From that place near the station."}]}
+    assert tenant.post("/v1/turns?wait=true", body).status_code == 201
+    assert _context(ctx, tenant, "eat", "🍕🍕") == "What should we eat tonight?"
+    assert _context(ctx, tenant, "eat", "From that place near the station.") == "🍕🍕"
+    assert "🍕🍕" in [r["content"] for r in tenant.search("eat tonight", mode="bm25")]
+
+
 WORDLESS = ["👍", ";)", "...", "🙂 !", "😂😂", "🎉🎉🎉", ":-)"]
 
 

@@ -41,6 +41,8 @@ def test_a_question_of_emoji_finds_the_memory_that_said_it(tenant, query, expect
     ("🇯🇵", "Flying to 🇯🇵 next week"),  # a flag: two regional indicators
     ("❤", "Love this ❤️"), ("❤️", "Love this ❤"),  # with or without the variation selector
     ("👨\u200d👩\u200d👧", "Our 👨\u200d👩\u200d👧 trip to the coast"),
+    ("▶️", "Press ▶️ to start the film"), ("©️", "©️ Ana, all rights kept"),  # VS16 makes an emoji of text
+    ("1️⃣", "My 1️⃣ pick is the blue one"), ("#️⃣", "Tag it with #️⃣ please"),  # keycaps
 ])
 def test_an_emoji_sequence_is_one_word_however_it_is_drawn(tenant, query, stored, mode):
     _remember(tenant, stored, "Flying to 🇺🇸 next month", "Our 👨 trip to the coast", "Ate a 👩‍🍳 special", *OTHERS)
@@ -74,8 +76,8 @@ def test_a_question_without_word_or_emoji_still_finds_nothing(tenant):
 
 
 @pytest.mark.parametrize("text", ["I went running in the park.", "Mon café préféré est à Zürich.", "我在北京工作",
-                                  "서울에서 살고 있어요.", "Rad\u200biohead", "🏽 alone", "keycap 1\ufe0f\u20e3", "❝quoted❞",
-                                  "🄰 and 🈯"])
+                                  "서울에서 살고 있어요.", "Rad\u200biohead", "🏽 alone", "❝quoted❞", "🄰 and 🈯",
+                                  "▶ play ™ © ⬆ ℹ 1", "a\ufe0f", "▶\ufe0e"])
 def test_a_text_without_an_emoji_is_read_as_before(ctx, text):
     """The keyword channel (0043's memex_text) and the local embedder (the text as sent) read a text
     without an emoji as they did: only a text that holds one is read anew."""
@@ -96,6 +98,8 @@ def test_a_text_without_an_emoji_is_read_as_before(ctx, text):
     ("👩🏽\u200d💻 café", ["emoji1f469x1f4bb"]), ("🇯🇵🇺🇸", ["emoji1f1efx1f1f5", "emoji1f1fax1f1f8"]),
     ("❤️ ❤ ❤\ufe0e", ["emoji2764"] * 3), ("🏳️\u200d🌈", ["emoji1f3f3x1f308"]),
     ("🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f", ["emoji1f3f4xe0067xe0062xe0073xe0063xe0074xe007f"]),
+    ("▶️ ⬆️ ©️ ™️ ℹ️ ▶ ™", ["emoji25b6", "emoji2b06", "emojia9", "emoji2122", "emoji2139"]),
+    ("1️⃣ #️⃣ *⃣ 10", ["emoji31x20e3", "emoji23x20e3", "emoji2ax20e3"]), ("✓ ★", ["emoji2713", "emoji2605"]),
 ])
 def test_the_database_reads_an_emoji_as_the_python_mirror_does(ctx, text, words):
     """memex_text's words for emoji are memex.emoji's, and the parser keeps each whole, as one lexeme."""
@@ -115,3 +119,11 @@ def test_the_local_embedder_reads_an_emoji_as_its_name(ctx):
     assert float(vectors[2] @ vectors[1]) < 0.2
     assert float(vectors[1] @ vectors[4]) == pytest.approx(1.0, abs=1e-5)
     assert emoji.name("👩🏽\u200d💻") == "woman personal computer" and emoji.name("🇯🇵") == "flag jp"
+
+
+def test_an_emoji_newer_than_pythons_unicode_is_read_as_its_name(ctx):
+    """Python 3.11's unicodedata is Unicode 14.0: 🫨 (15.0) and 🪉 (16.0) take their names from
+    memex.emoji_names, not the unknown token of a character the embedder reads as sent."""
+    assert emoji.name("🫨") == "shaking face" and emoji.name("🪉") == "harp"
+    vectors = ctx.embedder.embed(["I'm 🫨 before the exam", "I'm shaking face before the exam"])
+    assert float(vectors[0] @ vectors[1]) == pytest.approx(1.0, abs=1e-5)

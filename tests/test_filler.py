@@ -2,7 +2,7 @@
 
 import pytest
 
-from memex.filler import says_nothing
+from memex.filler import is_filler, names_nothing, says_nothing
 
 
 @pytest.mark.parametrize("text", ["Got it!", "Nice to meet you, Maya!", "Thanks, Tom!", "Maya, great to see you!",
@@ -25,3 +25,14 @@ def test_a_greeting_or_an_acknowledgement_says_nothing(text):
                                   "Hi Caroline! I adopted a dog last week."])
 def test_a_line_that_says_anything_else_says_something(text):
     assert not says_nothing(text)
+
+
+@pytest.mark.parametrize("text", ["👍", "👍🏽", "😂😂", "❤️", "🙏🏽", "🤷\u200d♀️", "🎉🎉🎉", "✅", "lol 😂", "Got it! 👍"])
+def test_a_line_of_reactions_is_filler(text):
+    assert is_filler(text)
+
+
+@pytest.mark.parametrize("text", ["🍕🍕", "🇯🇵!", "🐶", "Thanks! 🍕", "▶️"])
+def test_an_emoji_that_names_something_is_a_word(text):
+    """"🍕🍕" answered to "What should we eat?" says what, as "Pizza!" would."""
+    assert not is_filler(text) and not names_nothing(text)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import psycopg
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from memex.folding import APART, fold, hangul
 
@@ -34,6 +35,22 @@ def test_the_python_fold_reads_text_as_the_database_does(ctx, text):
         folded = conn.execute("SELECT memex_text(%s)", (text,)).fetchone()[0]
     assert fold(text).replace(" ", "") == folded.replace(" ", "")
     assert [c for c in folded.split() if APART.search(c)] == [c for c in fold(text) if APART.match(c)]
+
+
+# The pieces the readings treat apart: letters, accents, digits, keycaps' marks, variation selectors, joiners and
+# characters that show nothing, pictographs, emoji that VS16 makes (▶ © ™ ℹ), skin tones, flags' indicators and
+# tags, Hangul with particles, Han, strokes; drawn at random, in any order.
+_PIECES = ["a", "Z", "é", "e", "\u0301", " ", ".", "1", "#", "*", "\ufe0f", "\ufe0e", "\u20e3", "\u200d", "\u200b", "\u00ad",
+           "▶", "©", "™", "ℹ", "⬆", "🈯", "✓", "★", "❤", "🍕", "👩", "💻", "🏽", "🇯", "🇵", "🏴", "\U000e0067", "\U000e007f",
+           "서", "울", "에", "는", "이", "北", "カ", "Ł", "ß", "ｶ", "１"]
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=14).map("".join))
+def test_the_python_fold_reads_any_text_as_the_database_does(ctx, text):
+    with psycopg.connect(ctx.db.dsn) as conn:
+        folded = conn.execute("SELECT memex_text(%s)", (text,)).fetchone()[0]
+    assert fold(text).replace(" ", "") == folded.replace(" ", "")
 
 
 @pytest.mark.parametrize("query,expected", [("北京", CJK[0]), ("東京", CJK[1]), ("写真", CJK[2]), ("小白", CJK[0])])

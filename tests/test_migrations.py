@@ -1168,6 +1168,102 @@ def test_a_memory_written_while_0054_and_0057_run_is_indexed_with_the_emoji_read
             ("u", "open"), ("v", "later")]
 
 
+_PRESENTED = "0058_presented_emoji_and_missed_words"
+_INSERT = """INSERT INTO memories (tenant_id, id, user_id, memory_type, type, content, context, embedding, valid_from)
+             VALUES ('t', %s, %s, 'episodic', 'message', %s, %s, array_fill(0.1, ARRAY[384])::vector, now())"""
+
+
+def _function(migration: str, start: str) -> str:
+    """The definition in `migration`'s file that begins with `start`."""
+    text = (MIGRATIONS / f"{migration}.sql").read_text()
+    text = text[text.index(start):]
+    return text[:text.index("$f$;") + 4]
+
+
+def _before_0058(conn: psycopg.Connection) -> None:
+    """memex_emoji_words as 0054 made it (what 0057 left), 0058 not applied."""
+    conn.execute(_function(_EMOJI_WORDS, "CREATE OR REPLACE FUNCTION memex_emoji_words(t text) "))
+    conn.execute("DELETE FROM schema_migrations WHERE version = %s", (_PRESENTED,))
+
+
+def test_0058_indexes_again_the_memories_0043_missed_and_those_with_an_emoji_of_vs16_or_a_keycap(ctx):
+    """Migration 0058 on a database written before it: the memories holding Hangul or a character that shows
+    nothing that a writer racing 0043 indexed with 0027's memex_text, and those holding an emoji that VS16 or a
+    keycap makes ("▶️", "1️⃣", read as words from 0058 on), are indexed again with today's words and the keyword
+    statistics equal to their computation from the memories; the others are not written again, a run out of
+    time continues where it stopped, and the migration run again changes nothing."""
+    from tests.test_term_stats import _recomputed, _stored
+
+    with _migrated_database(ctx, "memex_before_0058") as conn:
+        _before_0058(conn)
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        # written while 0043 ran, with the function it replaced
+        conn.execute(_function("0027_folded_text", "CREATE FUNCTION memex_text").replace("CREATE FUNCTION",
+                                                                                      "CREATE OR REPLACE FUNCTION"))
+        for row in (("s", "u", "서울에서 살고 있어요.", None), ("r", "u", "My favourite band is Rad\u200biohead.", None),
+                    ("x", "u", "I moved to Seoul.", None)):
+            conn.execute(_INSERT, row)
+        conn.execute(_function(_EMOJI_WORDS, "CREATE OR REPLACE FUNCTION memex_text"))
+        for row in (("p", "v", "Press ▶️ to start the film", None), ("c", "v", "The first, please", "Pick 1️⃣ or 2️⃣"),
+                    ("h", "v", "❤️ 🍕 서울에 가요", None), ("e", "w", "I moved to Seoul.", None)):
+            conn.execute(_INSERT, row)
+        postings = ("SELECT lexeme, memory_id, occurrences, context_occurrences FROM memory_postings "
+                    "WHERE lexeme IN ('서울', 'radiohead', 'emoji25b6', 'emoji31x20e3', 'emoji32x20e3') ORDER BY 1, 2")
+        assert conn.execute(postings).fetchall() == [("서울", "h", 1, 0)]
+        rows = "SELECT id, xmin::text FROM memories ORDER BY id"
+        written = dict(conn.execute(rows).fetchall())
+
+        with pytest.raises(MigrationUnfinished, match=_PRESENTED):
+            apply_migrations(conn, 384, until=time.monotonic())  # out of time after the first user
+        assert conn.execute("SELECT memex_text('▶️')").fetchone()[0] == " emoji25b6 "
+        assert [lexeme for lexeme, *_ in conn.execute(postings).fetchall()] == ["radiohead", "서울", "서울"]
+        assert apply_migrations(conn, 384) == [_PRESENTED]
+        assert conn.execute(postings).fetchall() == [
+            ("emoji25b6", "p", 1, 0), ("emoji31x20e3", "c", 0, 1), ("emoji32x20e3", "c", 0, 1), ("radiohead", "r", 1, 0),
+            ("서울", "h", 1, 0), ("서울", "s", 1, 0)]
+        indexed = dict(conn.execute(rows).fetchall())
+        assert {id_ for id_ in written if indexed[id_] != written[id_]} == {"c", "p", "r", "s"}
+        assert all(now for _, now in conn.execute(_AS_READ_NOW).fetchall())
+        with conn.cursor(row_factory=dict_row) as reading:
+            statistics = [_stored(reading, "t", user) for user in ("u", "v", "w")]
+            assert statistics == [_recomputed(reading, "t", user) for user in ("u", "v", "w")]
+
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (_PRESENTED,))
+        assert apply_migrations(conn, 384) == [_PRESENTED]
+        assert dict(conn.execute(rows).fetchall()) == indexed
+
+
+def test_a_memory_written_while_0058_runs_is_indexed_with_its_emoji_read_as_a_word(ctx):
+    """A writer that indexed a memory with the function 0058 replaces and commits after 0058 has committed its
+    own (its insert ran before): 0058 waits for it, then indexes the memory again with today's words."""
+    import threading
+
+    from psycopg.conninfo import make_conninfo
+
+    from memex.db import locks
+
+    with _migrated_database(ctx, "memex_during_0058") as conn:
+        _before_0058(conn)
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        url = make_conninfo(ctx.db.dsn, dbname="memex_during_0058")
+        with psycopg.connect(url) as open_writer:
+            locks.lock_user(open_writer, "t", "u")
+            open_writer.execute(_INSERT, ("open", "u", "Press ▶️ to start the film", None))  # its transaction stays open
+            applied: list[list[str]] = []
+            migrator = threading.Thread(target=lambda: applied.append(_apply(url)))
+            migrator.start()
+            # 0058 waiting for the open writer to end (or, had it not waited, done)
+            _wait_for(lambda: not migrator.is_alive() or conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%%pg_snapshot_xmin%%' AND pid <> pg_backend_pid()"
+            ).fetchone()[0] == 1, 300)
+            open_writer.commit()
+            migrator.join(300)
+        assert applied == [[_PRESENTED]]
+        assert conn.execute(_AS_READ_NOW).fetchall() == [("open", True)]
+        assert conn.execute("SELECT user_id, memory_id FROM memory_postings WHERE lexeme = 'emoji25b6'").fetchall() == [
+            ("u", "open")]
+
+
 def test_the_erased_turns_and_their_columns_come_with_0056_and_run_again_unchanged(ctx):
     """Migration 0056 on a database written before it: the table of erased turns' ids and keys' digests (the
     digests indexed), the turn an import line named (none for the turns stored before), and a job's count of

@@ -1,5 +1,6 @@
 """Lines that say nothing of their own: "Got it!", "Thanks, sounds great.", "Haha, same here!", and
-a line with no word at all ("👍", "...").
+a line with no word at all ("👍", "...") but for an emoji that names something: "🍕🍕" answered to "What
+should we eat?" says what, as "Pizza!" would, and an emoji is a word to search (memex.emoji).
 
 An assistant's acknowledgement, or a participant's pleasantry, is kept as an episodic memory like
 any message (it is part of the record), but it is not indexed with the line it answers: that line
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from memex.standalone import WORD
+from memex import emoji, standalone
 
 # Function words, and the words of acknowledgements, thanks, greetings and small reactions.
 # Nothing here names a thing, a person, a place, a time or a quantity (so the offline expansion
@@ -38,6 +39,15 @@ bye goodbye later see soon talk take care night morning evening day have a to fo
 by from about as what how that's it's there's here's you're we're they're he's she's what's
 don't doesn't didn't can't won't isn't aren't wasn't weren't i'm glad love awesome course
 """.split())
+# The emoji people answer with, as they answer "lol", "thanks" or "ok" (Unicode's faces and hearts, hands, and
+# the marks of yes, no and wow): a line of them says nothing of its own. A ZWJ sequence is its first emoji's
+# ("🤷‍♀️" a shrug); any other emoji names a thing ("🍕", "🇯🇵", "🐶").
+_REACTIONS = re.compile("[\u2611\u2705\u2639\u263a\u2665\u270a-\u270c\u2713\u2714\u2716\u2728\u274c\u274e\u2753-\u2755"
+                        "\u2757\u2763\u2764\u2b50\u203c\u2049\U0001f192\U0001f197\U0001f31f\U0001f389\U0001f38a"
+                        "\U0001f440\U0001f44a-\U0001f450\U0001f480\U0001f493-\U0001f49f\U0001f4aa\U0001f4af\U0001f525"
+                        "\U0001f5a4\U0001f600-\U0001f64f\U0001f90d-\U0001f92f\U0001f937\U0001f970-\U0001f976"
+                        "\U0001f978-\U0001f97a\U0001f9d0\U0001f9e1\U0001fa75-\U0001fa77\U0001fae0-\U0001fae6"
+                        "\U0001fae8-\U0001faea\U0001faf0-\U0001faf8]")
 # What makes the rest of an addressed line a greeting: "Thanks, Tom!" greets Tom, "Sintra, definitely!" and
 # "Yes, Lisbon!" answer with a place.
 _GREETING = (r"hi|hello|hey|thanks|thank|thx|ty|cheers|bye|goodbye|welcome|congrats|congratulations|"
@@ -60,13 +70,14 @@ _MAX_WORDS = 16
 def is_filler(text: str) -> bool:
     """Whether `text` is made only of acknowledgement and function words, and short (at most
     `_MAX_WORDS` of them, a sentence said again in it counted once), or of no word at all ("", "...",
-    "👍": memex/standalone.wordless): a line that says nothing of its own."""
+    "👍": memex/standalone.wordless), and of no emoji but those people react with: a line that says
+    nothing of its own."""
     # word by word, to stop at the first that says something: a search asks this of a hundred
     # candidates, nearly all of which fail on their first or second word
     sentences: set[tuple[str, ...]] = set()
     sentence: list[str] = []
     end = 0
-    for match in WORD.finditer(text):
+    for match in standalone.WORD.finditer(text):
         if sentence and _ENDS.search(text, end, match.start()):
             sentences.add(tuple(sentence))
             sentence = []
@@ -76,7 +87,18 @@ def is_filler(text: str) -> bool:
         sentence.append(word)
         end = match.end()
     sentences.add(tuple(sentence))
-    return sum(len(words) for words in sentences) <= _MAX_WORDS
+    return sum(len(words) for words in sentences) <= _MAX_WORDS and _reacts_only(text)
+
+
+def names_nothing(text: str) -> bool:
+    """Whether `text` has no word and no emoji that names something ("", "...", "👍", "😂😂"; not "🍕🍕"):
+    no line to index another with."""
+    return standalone.wordless(text) and _reacts_only(text)
+
+
+def _reacts_only(text: str) -> bool:
+    """Whether every emoji of `text` (none, most often) is one people react with."""
+    return not emoji.holds(text) or all(_REACTIONS.match(m.group()) for m in emoji.SEQUENCE.finditer(text))
 
 
 def says_nothing(text: str) -> bool:

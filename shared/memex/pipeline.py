@@ -346,8 +346,9 @@ def _leans_on(message: dict, previous: dict | None) -> bool:
     text = message["content"] or ""
     # a "Got it!", or a line with no word ("👍", "?"), indexed with the line it answers would be found in
     # that line's place; a line before with no word ("", "...", "👍") gives the message nothing to be
-    # found by, only a vector moved off its own
-    if previous is None or filler.is_filler(text) or standalone.wordless(previous["content"] or ""):
+    # found by, only a vector moved off its own. An emoji that names something is a word: "🍕🍕" is indexed
+    # with "What should we eat?", and gives the line after it its words
+    if previous is None or filler.is_filler(text) or filler.names_nothing(previous["content"] or ""):
         return False
     if not standalone.same_speaker(message, previous) or standalone.asks(previous["content"] or ""):
         return True

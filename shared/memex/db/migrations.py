@@ -35,7 +35,10 @@ CONCURRENT = "-- memex: concurrently"
 # their own under that user's lock (db/locks.py) rather than every user's at once. It must be safe to
 # run again after a failure half-way. It begins no transaction after `until` (a time.monotonic()
 # deadline, or None) and returns False if it stopped with work left: the migration is not recorded, the
-# later ones wait, and the next run continues it (MigrationUnfinished). The file's other lines say what it does.
+# later ones wait, and the next run continues it (MigrationUnfinished). The file's other lines say what it does,
+# and may hold statements: they run first, in a transaction of their own committed before the module's work (a
+# new reading of the rows that every writer uses from then on, migration 0058), and again on a run that continues
+# it, so they too must be safe to run again (CREATE OR REPLACE).
 PYTHON = "-- memex: python "
 # A writer queued behind a migration waiting for a lock waits this long at most (then the
 # migration steps back). Not applied to concurrent migrations: CREATE INDEX CONCURRENTLY waits for
@@ -101,6 +104,8 @@ def apply_migrations(conn: psycopg.Connection, embedding_dim: int, *, lock_timeo
                         _build_or_drop(cur, statement)
                     cur.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (version,))
                 elif sql.startswith(PYTHON):
+                    with conn.transaction():
+                        cur.execute(sql)
                     if not importlib.import_module(sql[len(PYTHON):].splitlines()[0].strip()).migrate(cur, until):
                         raise MigrationUnfinished(
                             f"migration {version} ran out of time with work left; what it did is kept: "

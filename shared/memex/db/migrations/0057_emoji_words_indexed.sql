@@ -1,4 +1,4 @@
 -- memex: python memex.db.emoji_words
 -- The memories holding an emoji written before 0054 read emoji as words, indexed again with its memex_text, their
 -- keyword statistics with them: user by user under the user's lock, once the writers that may have indexed a
--- memory with the function 0054 replaced have ended, so that none is missed (db/emoji_words.py).
+-- memory with the function 0054 replaced have ended, so that none is missed (db/emoji_words.py, db/reindex_words.py).

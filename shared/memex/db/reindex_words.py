@@ -1,0 +1,64 @@
+"""Index again the memories whose keyword words a new memex_text reads otherwise: their stored words (0027's
+generated column) are not recomputed when the function changes. Migrations 0057 (the emoji 0054 made words:
+db/emoji_words.py) and 0058 (the emoji VS16 or a keycap make, and the memories holding Hangul or a character
+that shows nothing that 0043 missed). Their keyword statistics follow through their trigger (0005, 0038); their
+vectors stay as they were (`memex backfill --reembed` embeds an emoji's memories again with its names).
+
+The migration's functions are committed before this runs (0054 before 0057, 0058's own file first), so every
+memory another session writes from then on is indexed with the new reading. A writer whose statement ran
+before that commit indexed its rows with the old one and may commit them later: this first waits for the
+transactions holding a write when it starts to end (as CREATE INDEX CONCURRENTLY waits for them), then reads
+which users hold a memory whose stored words are not what the column's expression gives now, and writes those
+memories again, each user's in a transaction of its own under their lock (db/locks.py), so that none of their
+writes interleaves. The words of a memory holding none of the characters whose reading changed are not
+computed: the class is tested first. Safe to run again after a failure half-way: a memory written again has
+the words of today's reading and is not found by the next run.
+"""
+
+from __future__ import annotations
+
+import time
+
+import psycopg
+from psycopg.rows import tuple_row
+
+from memex.db import locks
+
+# Migration 0058: Hangul and the characters that show nothing (0043's), VS16 and the keycap's U+20E3 (0058's).
+READ_ANEW = "[\u200b\u200c\u200d\u2060\ufeff\u00ad가-힣\ufe0f\u20e3]"
+
+# 0027's generated column, whose stored value is not today's for the rows indexed with a function replaced since.
+_STALE = """(content ~ %(characters)s OR context ~ %(characters)s)
+            AND content_tsv IS DISTINCT FROM (
+                setweight(to_tsvector('english', memex_text(left(content, 65536))), 'A')
+                || setweight(to_tsvector('english', memex_text(left(coalesce(context, ''), 16384))), 'D'))"""
+
+
+def migrate(cur: psycopg.Cursor, until: float | None = None) -> bool:
+    """Migration 0058's: `reindex` of the memories holding a character of READ_ANEW."""
+    return reindex(cur, READ_ANEW, until)
+
+
+def reindex(cur: psycopg.Cursor, characters: str, until: float | None = None) -> bool:
+    """Index again the memories holding one of `characters` (a regular expression's class) whose words are
+    not today's; `cur`'s connection is in autocommit. With `until` (a time.monotonic() deadline), no user's
+    transaction begins after it (the first always does, once the older writers have ended): False then, with
+    what is done committed."""
+    conn = cur.connection
+    reading = conn.cursor(row_factory=tuple_row)
+    horizon = reading.execute("SELECT pg_snapshot_xmax(pg_current_snapshot())::text").fetchone()[0]
+    while reading.execute("SELECT pg_snapshot_xmin(pg_current_snapshot()) < %s::xid8", (horizon,)).fetchone()[0]:
+        if until is not None and time.monotonic() >= until:
+            return False
+        time.sleep(0.2)
+    stale = {"characters": characters}
+    users = reading.execute(f"SELECT DISTINCT tenant_id, user_id FROM memories WHERE {_STALE} ORDER BY 1, 2",
+                            stale).fetchall()
+    for begun, (tenant_id, user_id) in enumerate(users):
+        if begun and until is not None and time.monotonic() >= until:
+            return False
+        with conn.transaction():
+            locks.lock_user(conn, tenant_id, user_id)
+            conn.execute(f"UPDATE memories SET content = content WHERE tenant_id = %(tenant)s AND user_id = %(user)s "
+                         f"AND {_STALE}", {"tenant": tenant_id, "user": user_id, **stale})
+    return True
