@@ -780,3 +780,19 @@ def test_a_refused_tool_logs_no_id_of_the_user(mcp_url, tenant, caplog):
     answers = session(mcp_url, tenant.key, body)
     assert user in answers[0] and said in answers[0] and "cursor" in answers[1]
     assert [r.getMessage() for r in caplog.records if user in r.getMessage() or said in r.getMessage()] == []
+
+
+def test_a_turn_sent_again_after_its_erasure_is_a_tool_error_naming_it(mcp_url, tenant):
+    """An agent's retry of add_turn with the key of a turn its user erased since (delete_session) stores
+    nothing and is told so, by the code REST answers 409 with."""
+    turn = {"user_id": tenant.user, "session_id": "gone", "idempotency_key": "k-erased",
+            "messages": [{"role": "user", "content": "I work at Acme."}]}
+
+    async def body(client):
+        await call(client, "add_turn", **turn)
+        await call(client, "delete_session", user_id=tenant.user, session_id="gone")
+        return await refused(client, "add_turn", **turn), await call(client, "list_turns", user_id=tenant.user)
+
+    told, listed = session(mcp_url, tenant.key, body)
+    assert "turn_erased: idempotency_key 'k-erased' names a turn this user erased" in told, told
+    assert listed["turns"] == []
