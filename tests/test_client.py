@@ -24,6 +24,7 @@ from memex_client import (
     APITimeoutError,
     AsyncMemexClient,
     AuthenticationError,
+    ConflictError,
     InvalidInputError,
     MemexClient,
     MemexError,
@@ -119,6 +120,17 @@ def test_the_same_idempotency_key_answers_the_first_turn(client, tenant):
     again = client.add_turn(tenant.user, "s1", [{"role": "user", "content": "I live in Porto."}],
                             idempotency_key="turn-1", wait=True)
     assert again.turn_id == first.turn_id
+
+
+def test_a_turn_sent_again_after_its_erasure_is_a_conflict_naming_it(client, tenant):
+    """A retry of a turn whose session was erased since: ConflictError, its code `turn_erased`; nothing stored."""
+    turn = [{"role": "user", "content": "I live in Porto."}]
+    client.add_turn(tenant.user, "gone", turn, idempotency_key="turn-erased", wait=True)
+    client.delete_session("gone", user_id=tenant.user)
+    with pytest.raises(ConflictError) as erased:
+        client.add_turn(tenant.user, "gone", turn, idempotency_key="turn-erased", wait=True)
+    assert (erased.value.status, erased.value.code) == (409, "turn_erased")
+    assert list(client.list_turns(tenant.user)) == []
 
 
 def test_list_memories_follows_the_cursor_over_several_pages(client, tenant):

@@ -1001,3 +1001,60 @@ def test_a_write_waiting_on_the_users_lock_reads_the_mark_the_erasure_committed_
     for name, write in _writes(ctx, tenant).items():
         write()  # unmarked, each is let in as ever
     assert _all(tenant) and not [m for m in _all(tenant) if m["session_id"] == "a"]
+
+
+def test_a_keyed_turn_sent_again_after_its_erasure_is_not_stored_again(tenant):
+    """Erasure is final, an agent's retry too: a turn sent again with its idempotency key after its session's
+    erasure, as it was or otherwise, with `wait` or without, answers 409 `turn_erased` and stores nothing, as
+    after the user's erasure. The key is the user's: another user's turn under it is theirs, and a new key is
+    a new turn."""
+    assert tenant.turn("I work at Acme.", session="gone", idempotency_key="k-retry").status_code == 201
+    assert tenant.delete("/v1/sessions/gone", params={"user_id": tenant.user}).status_code == 200
+    for content, wait in (("I work at Acme.", True), ("I work at Acme.", False), ("I work at Initech.", True)):
+        again = tenant.turn(content, session="gone", idempotency_key="k-retry", wait=wait)
+        assert again.status_code == 409 and again.json()["error"] == {"code": "turn_erased", "message": (
+            "idempotency_key 'k-retry' names a turn this user erased: it is not stored again (a new turn takes a "
+            "new key)")}, again.text
+    assert tenant.get(f"/v1/users/{tenant.user}/turns").json()["turns"] == [] and _all(tenant) == []
+    assert tenant.turn("I work at Acme.", user=f"{tenant.user}-other", idempotency_key="k-retry").status_code == 201
+    assert tenant.turn("I have a cat.", idempotency_key="k-cat").status_code == 201
+
+    assert tenant.delete(f"/v1/users/{tenant.user}").status_code == 200
+    for key in ("k-retry", "k-cat"):
+        again = tenant.turn("I have a cat.", idempotency_key=key)
+        assert again.status_code == 409 and again.json()["error"]["code"] == "turn_erased", again.text
+    assert tenant.get(f"/v1/users/{tenant.user}/turns").json()["turns"] == []
+
+
+def test_a_keyed_turn_sent_again_while_its_erasure_commits_is_not_stored_again(ctx, tenant):
+    """The race the erased keys' read after the insert is for, on two real connections: the turn sent again
+    while the session's erasure holds (its row deleted, its key's digest kept, not committed) waits on the row
+    the erasure deletes, and is inserted once it commits; the insert's own snapshot, taken before, does not
+    see the digest, the statement after it does: 409, nothing stored."""
+    from psycopg.rows import dict_row
+
+    from memex.db import erasure, locks
+
+    assert tenant.turn("I work at Acme.", session="gone", idempotency_key="k-race").status_code == 201
+    outcome: dict = {}
+
+    def send():
+        outcome["answer"] = tenant.turn("I work at Acme.", session="gone", idempotency_key="k-race", wait=False)
+
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as watcher, \
+            psycopg.connect(ctx.db.dsn, row_factory=dict_row) as eraser:
+        with eraser.transaction():
+            locks.lock_user(eraser, tenant.id, tenant.user)
+            assert erasure.session(eraser, tenant.id, "gone", tenant.user)["turns"] == 1
+            writer = threading.Thread(target=send)
+            writer.start()
+            deadline = time.monotonic() + 60
+            while not watcher.execute("""SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'
+                                         AND query LIKE 'INSERT INTO turns%%'""").fetchone()[0]:
+                assert writer.is_alive() and time.monotonic() < deadline, ("never waited on the erased row", outcome)
+                time.sleep(0.02)
+        writer.join(timeout=60)
+    assert not writer.is_alive()
+    assert outcome["answer"].status_code == 409, outcome["answer"].text
+    assert outcome["answer"].json()["error"]["code"] == "turn_erased"
+    assert tenant.get(f"/v1/users/{tenant.user}/turns").json()["turns"] == []

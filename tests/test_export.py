@@ -133,11 +133,15 @@ def test_an_export_imported_as_another_user_gives_them_the_same_memories(ctx, te
     assert (json.loads(imported.stdout)["done"], json.loads(imported.stdout)["failed"]) == (5, 0)
     assert _memories(tenant, other) == before
     # Their turns are the same conversation: exported, the same lines but for the keys the import gave
-    # the turns sent without one, and the turns' own ids (another user's turn is not theirs).
-    again = memex_cli("export", "--tenant", tenant.id, "--user", other, env=env)
-    assert again.returncode == 0, again.stderr
-    ours = lambda line: {k: v for k, v in line.items() if k not in ("idempotency_key", "turn_id")}  # noqa: E731
-    assert [ours(json.loads(line)) for line in again.stdout.splitlines()] == [ours(line) for line in lines]
+    # the turns sent without one, the turns' own ids (another user's turn is not theirs) and what each keeps of
+    # the turn it came from (a digest, salted with its new user: no id of the first user's).
+    again = [json.loads(line) for line in memex_cli("export", "--tenant", tenant.id, "--user", other, env=env).stdout
+             .splitlines()]
+    ours = lambda line: {k: v for k, v in line.items()  # noqa: E731
+                         if k not in ("idempotency_key", "turn_id", "imported_from_digests")}
+    assert [ours(line) for line in again] == [ours(line) for line in lines]
+    assert all(len(line["imported_from_digests"]) == 1 and line["turn_id"] not in {
+        line["turn_id"] for line in lines} for line in again)
 
 
 def _same_user_turns(tenant) -> dict[str, str]:
@@ -232,8 +236,8 @@ def test_a_session_erased_after_an_export_does_not_come_back_through_it(ctx, ten
     """Erasure is final, a restore too: the lines of an export written before a session's erasure name its
     turns, which the user's import counts `erased`, stores nothing of and draws no fact from (their
     tombstones went with them, and held back only turns received before the erasure: the restore stored
-    them again and drew their facts). So does a turn that a restore stored from a line (a new turn, under
-    its own id), its session erased since: the backup restored again finds it by the id its line names.
+    them again and drew their facts). So does a turn that a restore stored from a line (under the id its line
+    names, free again after its loss), its session erased since: the backup restored again finds it by that id.
     The same file again, each time the same. Another user's import of the lines stores them: the turns
     erased were not theirs."""
     from memex import backfill
@@ -255,11 +259,10 @@ def test_a_session_erased_after_an_export_does_not_come_back_through_it(ctx, ten
         state = backfill.status(ctx, tenant.id, job.backfill_id)
         return {k: state[k] for k in ("status", "done", "already_stored", "erased", "failed", "remaining")}
 
-    with ctx.db.transaction() as conn:  # a partial loss, restored: the drums are a new turn
+    with ctx.db.transaction() as conn:  # a partial loss, restored: the drums under the id they had
         conn.execute("DELETE FROM turns WHERE tenant_id = %s AND id = %s", (tenant.id, lost))
     assert restore()["already_stored"] == 3
-    [restored] = [t["turn_id"] for t in listed(tenant) if t["session_id"] == "later"]
-    assert restored != lost
+    assert [t["turn_id"] for t in listed(tenant) if t["session_id"] == "later"] == [lost]
     for session in ("gone", "later"):
         assert tenant.delete(f"/v1/sessions/{session}", params={"user_id": tenant.user}).status_code == 200
     assert _facts(tenant, tenant.user) == {("city", "Lisbon")}
@@ -270,12 +273,13 @@ def test_a_session_erased_after_an_export_does_not_come_back_through_it(ctx, ten
         assert [(t["session_id"], t["messages"][0]["content"]) for t in listed(tenant)] == [
             ("kept", "I live in Lisbon.")]
         assert _facts(tenant, tenant.user) == {("city", "Lisbon")}
-    with ctx.db.transaction() as conn:  # ids and keys' digests alone: nothing the erased turns said
-        rows = conn.execute("SELECT * FROM erased_turns WHERE tenant_id = %s AND user_id = %s",
-                            (tenant.id, tenant.user)).fetchall()
-    assert set(rows[0]) == {"tenant_id", "user_id", "turn_id", "key_digest"}
-    assert sorted(r["turn_id"] for r in rows) == sorted([*gone, lost, restored])
-    assert "k-acme" not in {r["key_digest"] for r in rows}
+    with ctx.db.transaction() as conn:  # digests of ids and keys alone: nothing the erased turns said
+        rows = conn.execute("SELECT * FROM erased_turn_digests WHERE tenant_id = %s", (tenant.id,)).fetchall()
+        digests = [r["d"] for r in conn.execute(
+            "SELECT erased_digest(%s, %s, id) AS d FROM unnest(%s::text[]) AS id", (tenant.id, tenant.user, [*gone, lost]))]
+    assert set(rows[0]) == {"tenant_id", "turn_digest", "key_digest"}
+    assert sorted(r["turn_digest"] for r in rows) == sorted(digests)
+    assert not {*gone, lost, tenant.user, "k-acme"} & {v for r in rows for v in r.values()}
 
     other = f"{tenant.user}-other"
     assert restore(other) == {"status": "done", "done": 4, "already_stored": 0, "erased": 0, "failed": 0,
@@ -408,3 +412,71 @@ def test_an_export_pages_its_turns_and_takes_those_sent_meanwhile_after_its_last
     sent(tenant, "s2", "2026-03-03T10:00:00Z", "I play the cello.")
     said += [json.loads(line)["messages"][0]["content"] for line in exporting]
     assert said == ["I live in Porto.", "I have a dog.", "I have a cat.", "I play the cello."]
+
+
+def _imported(ctx, tenant, runtime, path, lines: list[str]) -> dict:
+    """`lines` imported by a backfill job: its counts once done."""
+    from memex import backfill
+
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    ctx.publisher.publish_backfill(job)
+    runtime.drain(timeout=300)
+    state = backfill.status(ctx, tenant.id, job.backfill_id)
+    return {k: state[k] for k in ("status", "done", "already_stored", "erased", "failed")}
+
+
+def test_a_restore_of_a_restore_keeps_every_turn_it_came_from_erased(ctx, tenant, runtime, tmp_path):
+    """A user's turn given to another (an export for them: a turn of their own under a new id, keeping a digest of
+    the one it came from), that one's export restored after a loss (under its id again, with what its line says it
+    came from), then the session erased: a restore of either backup, the older naming the first user's turn, finds
+    it erased. The first user's turn stays theirs."""
+    first = sent(tenant, "s", "2025-03-01T10:00:00Z", "I have a cat.")
+    other = f"{tenant.user}-b"
+    older = list(export.lines(ctx, tenant.id, tenant.user, as_user=other))
+    assert _imported(ctx, tenant, runtime, tmp_path / "older.jsonl", older)["done"] == 1
+    [moved] = [t["turn_id"] for t in listed(tenant, other)]
+    assert moved != first
+    newer = list(export.lines(ctx, tenant.id, other))
+    assert [json.loads(line)["turn_id"] for line in newer] == [moved]
+    with ctx.db.transaction() as conn:  # a partial loss, restored under the id it had
+        conn.execute("DELETE FROM turns WHERE tenant_id = %s AND id = %s", (tenant.id, moved))
+    assert _imported(ctx, tenant, runtime, tmp_path / "newer.jsonl", newer)["done"] == 1
+    assert [t["turn_id"] for t in listed(tenant, other)] == [moved]
+    assert tenant.delete("/v1/sessions/s", params={"user_id": other}).status_code == 200
+
+    for name, lines in (("older", older), ("newer", newer)):
+        assert _imported(ctx, tenant, runtime, tmp_path / f"{name}.jsonl", lines) == {
+            "status": "done", "done": 0, "already_stored": 0, "erased": 1, "failed": 0}, name
+        assert listed(tenant, other) == [] and _facts(tenant, other) == set()
+    assert [t["turn_id"] for t in listed(tenant)] == [first]
+
+
+def test_an_export_written_before_a_users_erasure_stores_nothing_of_them(ctx, tenant, runtime, tmp_path):
+    """Erasure is final, a user's too: their erasure keeps digests of their turns' ids and keys, salted with whose
+    they were (no id, no key, nothing said), and their export written before, restored, counts each line `erased`
+    and stores nothing; so does a turn sent again with its key. The way back for an operator who must re-create
+    the user from a backup is deliberate: the lines given to another user id are stored. A tenant's deletion takes
+    the digests with every row of the tenant."""
+    sent(tenant, "s1", "2025-03-01T10:00:00Z", "I work at Acme.", idempotency_key="k-acme")
+    sent(tenant, "s2", "2025-03-02T10:00:00Z", "I have a cat.")
+    backup = list(export.lines(ctx, tenant.id, tenant.user))
+    ids = [json.loads(line)["turn_id"] for line in backup]
+    assert tenant.delete(f"/v1/users/{tenant.user}").status_code == 200
+    with ctx.db.transaction() as conn:
+        kept = conn.execute("SELECT * FROM erased_turn_digests WHERE tenant_id = %s", (tenant.id,)).fetchall()
+    assert len(kept) == 2 and not {*ids, tenant.user, "k-acme"} & {v for r in kept for v in r.values()}
+
+    for _ in range(2):  # the restore, and the same file again
+        assert _imported(ctx, tenant, runtime, tmp_path / "backup.jsonl", backup) == {
+            "status": "done", "done": 0, "already_stored": 0, "erased": 2, "failed": 0}
+        assert listed(tenant) == [] and _facts(tenant, tenant.user) == set()
+    again = tenant.turn("I work at Acme.", session="s1", timestamp="2025-03-01T10:00:00Z", idempotency_key="k-acme")
+    assert again.status_code == 409 and again.json()["error"]["code"] == "turn_erased", again.text
+    assert sent(tenant, "s3", None, "I live in Lisbon.")  # what the user says after the erasure is new
+    assert [t["messages"][0]["content"] for t in listed(tenant)] == ["I live in Lisbon."]
+
+    renamed = f"{tenant.user}-restored"
+    assert _imported(ctx, tenant, runtime, tmp_path / "renamed.jsonl", [
+        json.dumps({**json.loads(line), "user_id": renamed}) for line in backup])["done"] == 2
+    assert _facts(tenant, renamed) == {("employer", "Acme"), ("pet_kind", "cat")}

@@ -796,3 +796,19 @@ def test_an_answer_that_does_not_fit_its_shape_is_an_internal_error_not_a_wrong_
     said = session(mcp_url, tenant.key, body)
     assert said.endswith("internal error") and "secret" not in said and "count" not in said.removeprefix(
         "Error executing tool count_memories"), said
+
+
+def test_a_turn_sent_again_after_its_erasure_is_a_tool_error_naming_it(mcp_url, tenant):
+    """An agent's retry of add_turn with the key of a turn its user erased since (delete_session) stores
+    nothing and is told so, by the code REST answers 409 with."""
+    turn = {"user_id": tenant.user, "session_id": "gone", "idempotency_key": "k-erased",
+            "messages": [{"role": "user", "content": "I work at Acme."}]}
+
+    async def body(client):
+        await call(client, "add_turn", **turn)
+        await call(client, "delete_session", user_id=tenant.user, session_id="gone")
+        return await refused(client, "add_turn", **turn), await call(client, "list_turns", user_id=tenant.user)
+
+    told, listed = session(mcp_url, tenant.key, body)
+    assert "turn_erased: idempotency_key 'k-erased' names a turn this user erased" in told, told
+    assert listed["turns"] == []

@@ -1294,3 +1294,32 @@ def test_the_erased_turns_and_their_columns_come_with_0056_and_run_again_unchang
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
         assert apply_migrations(conn, 384) == [version]
         assert conn.execute(state).fetchone() == after == ([None], ["(3,0)"], ["(t,u,turn-0,d)"], indexes)
+
+
+def test_the_erased_turns_become_digests_with_0059_and_run_again_unchanged(ctx):
+    """Migration 0059 on a database written before it: 0056's erased turns, their ids in clear, become digests
+    salted with their tenant and user (a key's digest as 0056 kept it: the same salt), 0056's table left empty; the
+    turn an import line named (`imported_from`), its digest in `imported_from_digests`, the column left empty (both
+    stay for a version before 0059 rolled back onto it). Run again, it changes nothing."""
+    version = "0059_erased_turn_digests"
+    with _migrated_database(ctx, "memex_before_0059") as conn:
+        conn.execute("DROP TABLE erased_turn_digests")
+        conn.execute("ALTER TABLE turns DROP COLUMN imported_from_digests")
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        conn.execute("""INSERT INTO turns (tenant_id, id, user_id, session_id, occurred_at, status, imported_from)
+                        VALUES ('t', 'turn-1', 'u', 's', now(), 'processed', 'turn-0'),
+                               ('t', 'turn-2', 'u', 's', now(), 'processed', NULL)""")
+        conn.execute("INSERT INTO erased_turns VALUES ('t', 'u', 'turn-9', 'd9'), ('t', 'u', 'turn-8', NULL)")
+        state = """SELECT (SELECT array_agg((imported_from, imported_from_digests)::text ORDER BY id) FROM turns),
+                          (SELECT array_agg((turn_digest, key_digest)::text ORDER BY key_digest NULLS FIRST)
+                           FROM erased_turn_digests),
+                          (SELECT count(*) FROM erased_turns)"""
+        digest = lambda said: hashlib.sha256(f"t\x1fu\x1f{said}".encode()).hexdigest()  # noqa: E731
+        moved = ([f'(,{{{digest("turn-0")}}})', "(,)"], [f"({digest('turn-8')},)", f"({digest('turn-9')},d9)"], 0)
+
+        assert apply_migrations(conn, 384) == [version]
+        assert conn.execute(state).fetchone() == moved
+        conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
+        assert apply_migrations(conn, 384) == [version]
+        assert conn.execute(state).fetchone() == moved

@@ -77,7 +77,7 @@ def test_a_deleted_tenant_leaves_no_row_and_the_other_tenant_is_untouched(ctx, r
     ids = [i for i in _ids_of(ctx, tenant.id) if len(i) > 4] + [erased_turn]
     # the rows the audit must find gone
     assert len(ids) > 10 and {"backfills", "sessions", "memory_stats", "memory_postings", "rate_limit_buckets",
-                              "erased_turns"} <= set(_rows_mentioning(ctx, tenant.id))
+                              "erased_turn_digests"} <= set(_rows_mentioning(ctx, tenant.id))
     other_before = _snapshot(ctx, other_tenant.id)
 
     done = memex_cli("tenants", "delete", tenant.id, "--yes", env=_env(ctx))

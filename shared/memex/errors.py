@@ -65,6 +65,18 @@ class IdempotencyConflict(MemexError):
     code = "idempotency_conflict"
 
 
+class TurnErased(MemexError):
+    """A turn sent again with the idempotency key of one its user erased (a session's erasure, or the user's):
+    erasure is final, and a client's retry after it must not bring the turn back."""
+    status = 409
+    code = "turn_erased"
+
+    @classmethod
+    def of(cls, key: str) -> "TurnErased":
+        return cls(f"idempotency_key {key!r} names a turn this user erased: it is not stored again (a new turn "
+                   "takes a new key)")
+
+
 class EmbedderUnavailable(MemexError):
     """What must be embedded before it is stored (a memory written directly) met an embedder that
     failed: nothing was stored, and the same request may be sent again."""

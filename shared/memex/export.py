@@ -77,10 +77,12 @@ def lines(ctx: Context, tenant_id: str, user_id: str, agent_id: str | None = Non
     while True:
         rows, after = session_rows.turns(ctx.db.connection(), tenant_id, user_id, LINES_PER_PAGE, after, agent_id)
         erased = turn_rows.erased_messages(ctx.db.connection(), tenant_id, [row["turn_id"] for row in rows])
-        for turn in map(_turn, rows):
+        for row in rows:
+            turn = _turn(row)
             messages = _unerased(turn, erased.get(turn["turn_id"], set()), left_out)
             if messages:
-                yield json.dumps(as_import(as_user or user_id, {**turn, "messages": messages}), ensure_ascii=False)
+                yield json.dumps(as_import(as_user or user_id, {**turn, "messages": messages}, row["imported_from_digests"]),
+                                 ensure_ascii=False)
         if after is None:
             return
 
@@ -97,8 +99,10 @@ def _unerased(turn: dict[str, Any], erased: set[str], left_out: LeftOut) -> list
     return kept
 
 
-def as_import(user_id: str, turn: dict[str, Any]) -> dict[str, Any]:
-    """A listed turn as a line of an import (ImportedTurn): what was sent, and the turn's id. Its timestamp
+def as_import(user_id: str, turn: dict[str, Any], imported_from_digests: list[str] | None) -> dict[str, Any]:
+    """A listed turn as a line of an import (ImportedTurn): what was sent, the turn's id and what it keeps of
+    the ids it was imported from (`imported_from_digests`), which its erasure keeps with its own (db/erasure.py).
+    Its timestamp
     is in the offset it was sent with, which is the user's zone (user_zone.py); one sent without an offset
     says so by RFC 3339's "-00:00", which is read as it was. Its idempotency key, if it was sent one, is
     kept: a key is its user's own."""
@@ -113,6 +117,8 @@ def as_import(user_id: str, turn: dict[str, Any]) -> dict[str, Any]:
         if turn[field]:
             line[field] = turn[field]
     line["turn_id"] = turn["turn_id"]
+    if imported_from_digests:
+        line["imported_from_digests"] = imported_from_digests
     return line
 
 

@@ -308,10 +308,14 @@ class TurnIn(_Strict):
 
 class ImportedTurn(TurnIn):
     """A line of an import (`memex backfill`): a POST /v1/turns body, and, written by `memex export`, the
-    id of the turn it was exported from, by which its user's import finds the turn stored, or erased
-    (db/backfills.insert_turns; README, Export)."""
+    id of the turn it was exported from, by which its user's import finds the turn stored, or erased, or
+    stores it under that id again (db/backfills.insert_turns; docs/backfills.md, Export)."""
 
     turn_id: Optional[Id] = None
+    # What the turn it was exported from kept of the ids it was imported from in its turn (`imported_from_digests`,
+    # salted with its user): the turn this line stores keeps them, and its erasure with it, so that a restore of an
+    # older backup naming one of them finds it erased.
+    imported_from_digests: list[Id] = []
 
 
 # Names that mean the user themself, never another participant.

@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 
 import psycopg
 
-from memex.db import erasing, erasure
+from memex.db import erasing
 from memex.db import turns as turn_rows
 from memex.errors import IdempotencyConflict
 from memex.models import ImportedTurn
@@ -112,9 +112,11 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[ImportedT
     """Store the turns, all in one savepoint and pipelined; if Postgres refuses one of them, each
     in a savepoint of its own instead, so that the one that cannot be stored is skipped without
     undoing the others. A turn naming (`turn_id`) a turn its user has is that one, found stored
-    (already_stored: an earlier import of the same lines, or an export of the same user's turns); one
-    naming a turn a session's erasure took from its user, by its id or by its idempotency key (a line
-    read again carries the key it was stored with), is not stored (erasure.erased_turns). A turn
+    (already_stored: an earlier import of the same lines, or an export of the same user's turns); one naming
+    a turn no one in the tenant has is stored under that id (a restore of a lost turn: the next export names
+    it as the last did); one naming another user's, under an id of its own; one
+    naming a turn an erasure took from its user, by its id, an id it was imported from or its idempotency key
+    (a line read again carries the key it was stored with), is not stored (turns.erased). A turn
     whose idempotency key names another turn is refused. The turns' users are locked first, in order,
     for the whole transaction: each turn holds its session's row (migration 0025), and two imports
     writing one user's sessions in other orders would otherwise deadlock. A turn of a user being
@@ -123,17 +125,29 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[ImportedT
     being_erased = erasing.locks_and_marks(conn, tenant_id, [turn.user_id for turn in turns])
     refused = [(i, _BEING_ERASED) for i, turn in enumerate(turns) if turn.user_id in being_erased]
     places = [i for i, turn in enumerate(turns) if turn.user_id not in being_erased]
-    found_erased = erasure.erased_turns(conn, tenant_id, [(turns[i].user_id, turns[i].turn_id,
-                                                           turns[i].idempotency_key) for i in places])
+    owner = turn_rows.stored_as(conn, tenant_id, sorted({turns[i].turn_id for i in places if turns[i].turn_id}))
+    found_erased = turn_rows.erased(conn, tenant_id, [(turns[i].user_id, turns[i].turn_id, turns[i].idempotency_key,
+                                                       turns[i].imported_from_digests) for i in places])
     erased = [i for n, i in enumerate(places) if n in found_erased]
     places = [i for n, i in enumerate(places) if n not in found_erased]
-    stored_as = turn_rows.stored_as(conn, tenant_id, sorted({turns[i].turn_id for i in places if turns[i].turn_id}))
-    found = [(turns[i].turn_id, False) for i in places if (turns[i].turn_id, turns[i].user_id) in stored_as]
-    places = [i for i in places if (turns[i].turn_id, turns[i].user_id) not in stored_as]
-    # A line naming another user's turn is stored as a turn of its own user's naming none: the id it
-    # named is not theirs to keep (`imported_from`), and would outlive that user's erasure.
-    others = {turn_id for turn_id, _ in stored_as}
-    dated = [(turns[i] if turns[i].turn_id not in others else turns[i].model_copy(update={"turn_id": None}),
+    # A line naming a turn no one has (lost, or another tenant's) is stored under its id, as its export named it:
+    # the first of the chunk's lines naming it, which later ones find as one stored before.
+    claimed = {}
+    for i in places:
+        if turns[i].turn_id and turns[i].turn_id not in owner:
+            owner[turns[i].turn_id], claimed[turns[i].turn_id] = turns[i].user_id, i
+    mine = {i for i in places if turns[i].turn_id and owner[turns[i].turn_id] == turns[i].user_id
+            and claimed.get(turns[i].turn_id) != i}
+    found = [(turns[i].turn_id, False) for i in places if i in mine]
+    places = [i for i in places if i not in mine]
+    # A line naming another user's turn (an export given to this user) is stored under an id of its own, that one
+    # being theirs, keeping what an erasure keeps of it (a digest salted with this user, no id of theirs): this
+    # user's erasure of it then holds back the line again.
+    moved = [i for i in places if turns[i].turn_id and owner[turns[i].turn_id] != turns[i].user_id]
+    moved_from = dict(zip(moved, turn_rows.digests(conn, tenant_id, [(turns[i].user_id, turns[i].turn_id)
+                                                                     for i in moved]) if moved else []))
+    dated = [(turns[i] if i not in moved_from else turns[i].model_copy(update={
+                  "turn_id": None, "imported_from_digests": [moved_from[i], *turns[i].imported_from_digests]}),
               turns[i].timestamp or datetime.now(timezone.utc)) for i in places]
     try:
         with conn.transaction():

@@ -186,43 +186,29 @@ def session(conn: psycopg.Connection, tenant_id: str, session_id: str, user_id: 
     # those of an end statement said in another session keep a re-extraction from bringing it back. A value
     # said again in another session was said there, which this erasure keeps: no tombstone names it.
     erased = memories(conn, tenant_id, ids, said_again=False)
-    # Their tombstones going with them, the turns' ids (and those their import lines named) and keys are what
-    # keeps an export written before, or a backfill file read again, from storing them again (migration 0056,
-    # backfills.insert_turns).
+    # Their tombstones going with them, what is kept of the turns' ids (and those they were imported from) and keys
+    # is what keeps an export written before, a backfill file read again or a turn sent again with its key from
+    # storing them again (migration 0059, turns.erased).
     turns = conn.execute(
         f"""WITH gone AS (DELETE FROM turns WHERE tenant_id = %(t)s AND user_id = %(u)s AND session_id = %(s)s
-                          RETURNING id, imported_from, idempotency_key),
-                 kept AS (INSERT INTO erased_turns (tenant_id, user_id, turn_id, key_digest)
-                          SELECT %(t)s, %(u)s, named, {_key_digest("%(t)s", "%(u)s", "gone.idempotency_key")}
-                          FROM gone, unnest(ARRAY[gone.id, gone.imported_from]) AS named
-                          WHERE named IS NOT NULL ON CONFLICT DO NOTHING)
+                          RETURNING {_GONE}),
+                 kept AS ({_KEEP})
             SELECT count(*) AS n FROM gone""",
         {"t": tenant_id, "u": user_id, "s": session_id},
     ).fetchone()["n"]
     return {"turns": turns, **erased}
 
 
-def erased_turns(conn: psycopg.Connection, tenant_id: str, turns: list[tuple[str, str | None, str | None]]) -> set[int]:
-    """Of these (user id, turn id, idempotency key), the indexes of those naming, by its id or its key, a turn
-    of that user's a session's erasure took (session()): another user's line naming it is theirs to store."""
-    if not turns:
-        return set()
-    return {r["n"] - 1 for r in conn.execute(
-        f"""SELECT k.n FROM unnest(%(users)s::text[], %(ids)s::text[], %(keys)s::text[]) WITH ORDINALITY
-                                AS k(user_id, id, key, n)
-            WHERE EXISTS (SELECT FROM erased_turns e WHERE e.tenant_id = %(t)s AND e.user_id = k.user_id
-                                                       AND e.turn_id = k.id)
-               OR EXISTS (SELECT FROM erased_turns e WHERE e.tenant_id = %(t)s AND e.user_id = k.user_id
-                                                       AND e.key_digest = {_key_digest("%(t)s", "k.user_id", "k.key")})""",
-        {"t": tenant_id, "users": [user_id for user_id, _, _ in turns], "ids": [turn_id for _, turn_id, _ in turns],
-         "keys": [key for _, _, key in turns]}).fetchall()}
-
-
-def _key_digest(tenant: str, user: str, key: str) -> str:
-    """The SQL of what erased_turns keeps of an erased turn's idempotency key (NULL for a turn sent without
-    one): a digest salted with whose it was, as a key may say anything its client put in it. In SQL, so that
-    a session's erasure keeps its turns' in the statement that takes them."""
-    return f"encode(sha256(convert_to({tenant}::text || chr(31) || {user} || chr(31) || {key}, 'UTF8')), 'hex')"
+# What a statement erasing turns returns of each (`gone`), and what it keeps of them (_KEEP, of the tenant %(t)s):
+# digests of their ids and of their idempotency keys, salted with whose they were (erased_digest, migration 0059),
+# as an id or a key may say anything its client put in it, and those of the ids they were imported from
+# (`imported_from_digests`); nothing the turns said.
+_GONE = "id, user_id, imported_from_digests, idempotency_key"
+_KEEP = """INSERT INTO erased_turn_digests (tenant_id, turn_digest, key_digest)
+           SELECT %(t)s, named, erased_digest(%(t)s, gone.user_id, gone.idempotency_key)
+           FROM gone, unnest(array_prepend(erased_digest(%(t)s, gone.user_id, gone.id), gone.imported_from_digests))
+                      AS named
+           ON CONFLICT DO NOTHING"""
 
 
 def users_of_session(conn: psycopg.Connection, tenant_id: str, session_id: str) -> list[str]:
@@ -243,10 +229,11 @@ def begin_user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> None:
 
 def user_chunk(conn: psycopg.Connection, tenant_id: str, user_id: str, rows: int) -> tuple[dict[str, int], bool]:
     """Erase up to `rows` of the user's memories; when none is left, up to `rows` of their turns (their
-    messages and tombstones go with them by cascade); when neither is left, their BM25 statistics, their
-    bulk jobs' rows (whose progress names the user), the ids of their turns a session's erasure took
-    (session(): nothing naming the user stays, so an export of theirs imports again as any other user's)
-    and their mark (begin_user): the erasure is finished. Returns
+    messages and tombstones go with them by cascade), keeping the digests of their ids and keys as a
+    session's erasure does (session(): an export of theirs written before, or a turn sent again with its
+    key, stores nothing of them again; digests alone, so nothing names the user); when neither is left,
+    their BM25 statistics, their bulk jobs' rows (whose progress names the user) and their mark
+    (begin_user): the erasure is finished. Returns
     the counts and whether it finished. No rule of memories() is needed: links, summaries and the
     statements of an end never cross users, so nothing the user said survives to name it.
     Memories go before turns because a turn takes its memories by cascade, as many as it has:
@@ -258,9 +245,11 @@ def user_chunk(conn: psycopg.Connection, tenant_id: str, user_id: str, rows: int
     turns = []
     if len(memories_deleted) < rows:
         turns = conn.execute(
-            """DELETE FROM turns WHERE tenant_id = %(t)s AND id IN (
-                   SELECT id FROM turns WHERE tenant_id = %(t)s AND user_id = %(u)s LIMIT %(n)s)
-               RETURNING id""", {"t": tenant_id, "u": user_id, "n": rows - len(memories_deleted)}).fetchall()
+            f"""WITH gone AS (DELETE FROM turns WHERE tenant_id = %(t)s AND id IN (
+                                  SELECT id FROM turns WHERE tenant_id = %(t)s AND user_id = %(u)s LIMIT %(n)s)
+                              RETURNING {_GONE}),
+                     kept AS ({_KEEP})
+                SELECT id FROM gone""", {"t": tenant_id, "u": user_id, "n": rows - len(memories_deleted)}).fetchall()
     erased = {"turns": len(turns), "memories": len(memories_deleted)}
     if len(memories_deleted) + len(turns) == rows:
         return erased, False
@@ -268,7 +257,7 @@ def user_chunk(conn: psycopg.Connection, tenant_id: str, user_id: str, rows: int
     # 0038): as many rows as the words they used, not a memory's work each; one statement, not chunked, as
     # 101,154 rows (a user of 100,000 memories, each a new word) took ~0.2 s, a third of a 2,000-memory
     # chunk (docs/measurements/erasure.md).
-    for table in ("memory_terms", "memory_stats", "backfills", "erased_turns", "user_erasures"):
+    for table in ("memory_terms", "memory_stats", "backfills", "user_erasures"):
         conn.execute(f"DELETE FROM {table} WHERE tenant_id = %s AND user_id = %s", (tenant_id, user_id))
     return erased, True
 

@@ -85,7 +85,7 @@ def turns(conn: psycopg.Connection, tenant_id: str, user_id: str, limit: int,
         params["at"], params["turn"] = after[:2]
         params["received"] = cursors.instant(after[2])
     page = ("""SELECT t.id AS turn_id, t.session_id, t.agent_id, t.occurred_at, t.utc_offset, t.created_at,
-                      t.status, t.metadata, t.idempotency_key,
+                      t.status, t.metadata, t.idempotency_key, t.imported_from_digests,
                       (SELECT jsonb_agg(jsonb_build_object('id', m.id, 'role', m.role, 'name', m.name,
                                                            'content', m.content, 'metadata', m.metadata,
                                                            'subject', m.subject) ORDER BY m.position)

@@ -12,14 +12,14 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from memex.db import erasing
-from memex.errors import IdempotencyConflict
+from memex.errors import IdempotencyConflict, TurnErased
 from memex.models import ImportedTurn, TurnIn
 
 
 # created_at by the row's own clock, not its transaction's: the turns of one batch (an import's chunk)
 # are then in the order they were given, which orders turns said at the same time (pipeline._said)
 _INSERT_TURN = """INSERT INTO turns (tenant_id, id, user_id, session_id, agent_id, occurred_at, metadata,
-                                    idempotency_key, payload_hash, utc_offset, imported_from, created_at)
+                                    idempotency_key, payload_hash, utc_offset, imported_from_digests, created_at)
                  VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, clock_timestamp())
                  ON CONFLICT (tenant_id, user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
                  RETURNING id"""
@@ -35,14 +35,23 @@ def insert_turn(
 ) -> tuple[str, bool]:
     """Store a turn and its messages. Returns (turn_id, created). An idempotency key is the
     user's: repeated with the same payload it returns the first turn's id and stores nothing;
-    repeated with another payload it raises IdempotencyConflict."""
-    turn_id = str(uuid.uuid4())
+    repeated with another payload it raises IdempotencyConflict; naming a turn the user erased (erased),
+    it raises TurnErased, and the caller's transaction, rolled back, keeps nothing of it."""
+    turn_id, imported_from = _id_and_origins(turn)
     digest = _payload_hash(turn)
-    row = conn.execute(
-        _INSERT_TURN,
-        (tenant_id, turn_id, turn.user_id, turn.session_id, turn.agent_id, occurred_at,
-         Jsonb(turn.metadata), turn.idempotency_key, digest, turn.utc_offset, _imported_from(turn)),
-    ).fetchone()
+    # The erased keys are read by a statement of their own after the insert, in its round trip: a turn sent
+    # again while its session's erasure takes it waits on the row the erasure deletes, then is inserted; a
+    # statement begun after that reads what the erasure committed, where the insert's own snapshot did not.
+    with conn.pipeline():
+        inserted = conn.execute(
+            _INSERT_TURN,
+            (tenant_id, turn_id, turn.user_id, turn.session_id, turn.agent_id, occurred_at,
+             Jsonb(turn.metadata), turn.idempotency_key, digest, turn.utc_offset, imported_from))
+        erased_key = turn.idempotency_key is not None and conn.execute(
+            _ERASED_KEY, {"t": tenant_id, "u": turn.user_id, "key": turn.idempotency_key})
+    row = inserted.fetchone()
+    if erased_key and erased_key.fetchone()["erased"]:
+        raise TurnErased.of(turn.idempotency_key)
     if row is None:
         existing = conn.execute(
             "SELECT id, payload_hash FROM turns WHERE tenant_id = %s AND user_id = %s AND idempotency_key = %s",
@@ -64,8 +73,9 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str,
     where the key names a different turn. A turn Postgres refuses raises, as from `insert_turn`.
     Each statement holds its turns' sessions' rows (migration 0025) to commit: a caller writing
     several users' sessions locks those users first, in order (backfills.insert_turns)."""
-    rows = [(tenant_id, str(uuid.uuid4()), t.user_id, t.session_id, t.agent_id, at, Jsonb(t.metadata),
-             t.idempotency_key, _payload_hash(t), t.utc_offset, _imported_from(t)) for t, at in turns]
+    rows = [(tenant_id, turn_id, t.user_id, t.session_id, t.agent_id, at, Jsonb(t.metadata), t.idempotency_key,
+             _payload_hash(t), t.utc_offset, origins)
+            for (t, at), (turn_id, origins) in zip(turns, [_id_and_origins(t) for t, _ in turns])]
     created = []
     with conn.cursor() as cur:
         cur.executemany(_INSERT_TURN, rows, returning=True)
@@ -108,10 +118,48 @@ def _message_rows(tenant_id: str, turn_id: str, turn: TurnIn) -> list[tuple]:
              turn.subject_of(m)) for i, m in enumerate(turn.messages)]
 
 
-def _imported_from(turn: TurnIn) -> str | None:
-    """The turn an import line names (ImportedTurn), kept so that its erasure records that id too
-    (erasure.session): a restore of the backup again then finds it erased."""
-    return turn.turn_id if isinstance(turn, ImportedTurn) else None
+def _id_and_origins(turn: TurnIn) -> tuple[str, list[str] | None]:
+    """The id a turn is stored under, and its `imported_from_digests`, which its erasure keeps with its own
+    (erasure.session): a line of an import (ImportedTurn) naming a turn is stored under that id (backfills.insert_turns
+    names none where the id is not the line's to keep); any other turn under a new id."""
+    if not isinstance(turn, ImportedTurn):
+        return str(uuid.uuid4()), None
+    return turn.turn_id or str(uuid.uuid4()), turn.imported_from_digests or None
+
+
+def erased(conn: psycopg.Connection, tenant_id: str,
+           turns: list[tuple[str, str | None, str | None, list[str]]]) -> set[int]:
+    """Of these (user id, turn id, idempotency key, imported_from_digests) of import lines, the indexes of those
+    naming a turn of that user's an erasure took (erasure.session, erasure.user_chunk), by its id, its key or an
+    id it was imported from: another user's line naming it is theirs to store."""
+    if not turns:
+        return set()
+    return {r["n"] - 1 for r in conn.execute(
+        """SELECT k.n FROM unnest(%(users)s::text[], %(ids)s::text[], %(keys)s::text[]) WITH ORDINALITY
+                               AS k(user_id, id, key, n)
+           WHERE EXISTS (SELECT FROM erased_turn_digests e WHERE e.tenant_id = %(t)s
+                                                             AND e.turn_digest = erased_digest(%(t)s, k.user_id, k.id))
+              OR EXISTS (SELECT FROM erased_turn_digests e WHERE e.tenant_id = %(t)s
+                                                             AND e.key_digest = erased_digest(%(t)s, k.user_id, k.key))
+           UNION
+           SELECT d.n FROM unnest(%(of)s::int[], %(digests)s::text[]) AS d(n, digest)
+           WHERE EXISTS (SELECT FROM erased_turn_digests e WHERE e.tenant_id = %(t)s AND e.turn_digest = d.digest)""",
+        {"t": tenant_id, "users": [user_id for user_id, *_ in turns], "ids": [turn_id for _, turn_id, _, _ in turns],
+         "keys": [key for _, _, key, _ in turns], "of": [n + 1 for n, (*_, ds) in enumerate(turns) for _ in ds],
+         "digests": [d for *_, ds in turns for d in ds]}).fetchall()}
+
+
+def digests(conn: psycopg.Connection, tenant_id: str, turns: list[tuple[str, str]]) -> list[str]:
+    """What an erasure keeps of each of these (user id, turn id): the turn's id digested (erased_digest)."""
+    return [r["digest"] for r in conn.execute(
+        """SELECT erased_digest(%s, k.user_id, k.id) AS digest
+           FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY AS k(user_id, id, n) ORDER BY k.n""",
+        (tenant_id, [user_id for user_id, _ in turns], [turn_id for _, turn_id in turns])).fetchall()]
+
+
+# Whether the idempotency key %(key)s names a turn of the user %(u)s's an erasure took (erased, one key).
+_ERASED_KEY = """SELECT EXISTS (SELECT FROM erased_turn_digests WHERE tenant_id = %(t)s
+                                   AND key_digest = erased_digest(%(t)s, %(u)s, %(key)s)) AS erased"""
 
 
 def _payload_hash(turn: TurnIn) -> str:
@@ -146,11 +194,11 @@ def get_turn(conn: psycopg.Connection, tenant_id: str, turn_id: str) -> dict[str
         (tenant_id, turn_id)).fetchone()
 
 
-def stored_as(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> set[tuple[str, str]]:
-    """The (turn id, user id) of the turns stored under these ids, whoever's they are."""
+def stored_as(conn: psycopg.Connection, tenant_id: str, turn_ids: list[str]) -> dict[str, str]:
+    """The user ids of the turns stored under these ids, whoever's they are, by turn id."""
     if not turn_ids:
-        return set()
-    return {(r["id"], r["user_id"]) for r in conn.execute(
+        return {}
+    return {r["id"]: r["user_id"] for r in conn.execute(
         "SELECT id, user_id FROM turns WHERE tenant_id = %s AND id = ANY(%s)", (tenant_id, turn_ids)).fetchall()}
 
 

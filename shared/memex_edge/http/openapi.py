@@ -17,7 +17,8 @@ API_SUMMARY = ("Long-term memory for AI agents: turns in, memories out (search, 
 _ERRORS = {
     401: "Missing or wrong API key (`Authorization: Bearer <key>`).",
     404: "No such id for this tenant (another tenant's ids are not found either).",
-    409: "`idempotency_conflict`: this user already sent the key with a different turn. `user_being_erased`: the "
+    409: "`idempotency_conflict`: this user already sent the key with a different turn. `turn_erased`: the key names "
+         "a turn this user erased, which is not stored again. `user_being_erased`: the "
          "user's erasure began and has not finished (DELETE /v1/users/{id} again goes on with it). "
          "`ambiguous_session` (DELETE /sessions/{id} without `user_id`): sessions of several users have the id.",
     413: "Body over `MEMEX_MAX_BODY_BYTES` (1 MiB), refused before it is read whole.",

@@ -63,7 +63,8 @@ class NotFoundError(APIError):
 
 
 class ConflictError(APIError):
-    """409, e.g. `idempotency_conflict`: the key was sent before with a different turn; `user_being_erased`:
+    """409, e.g. `idempotency_conflict`: the key was sent before with a different turn; `turn_erased`: the key
+    names a turn the user erased, which is not stored again (a retry after the erasure); `user_being_erased`:
     the user's erasure began and has not finished (delete_user again goes on with it)."""
 
 
