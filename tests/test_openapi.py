@@ -170,7 +170,8 @@ def test_every_id_declares_the_ascii_characters_the_server_refuses(http, tenant,
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.text(st.characters(max_codepoint=0x7f) | st.characters(), max_size=12))
+# No lone surrogate: UTF-8 cannot carry one to the server, and jsonschema_rs cannot encode it to read it.
+@given(st.text(st.characters(max_codepoint=0x7f) | st.characters(exclude_categories=["Cs"]), max_size=12))
 def test_the_id_pattern_is_read_alike_and_refuses_what_is_id_refuses_in_ascii(text):
     """Every id is_id accepts matches ID_PATTERN, and none with an ASCII character it refuses, read by
     Python's re and by ECMA-262 (jsonschema_rs); Python's re differs on a final newline alone ($ matches

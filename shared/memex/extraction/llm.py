@@ -325,7 +325,7 @@ def to_candidate(item: Any, messages: list[dict[str, Any]], history: list[dict[s
         happened=_when(item.get("when"), raw_quote),
     )
     # Not bounded as answered: "<a participant's 68-character name>_city" is their city, once placed (the pipeline
-    # bounds what is filed, jobs.KEY_MAX_CHARS).
+    # files only what jobs.within_key_bound keeps).
     return placed(candidate, [m["subject"] for m in [*history, *messages] if m.get("subject")], known or {})
 
 
