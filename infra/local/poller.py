@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from infra import template
 from infra.local.lambda_context import LocalLambdaContext, label, labelled
-from memex_edge.observability import llm_outage
+from memex_edge.observability import database_outage, llm_outage
 
 log = logging.getLogger("memex.poller")
 
@@ -99,11 +99,13 @@ class QueuePoller(threading.Thread):
                 result = self._handler(event, context) or {}
             failed = {f["itemIdentifier"] for f in result.get("batchItemFailures", [])}
         except Exception as exc:  # noqa: BLE001 - a crashed invocation fails the whole batch, as in Lambda
-            outage = llm_outage(exc)
-            if outage:
+            if outage := llm_outage(exc):
                 # Degraded, not down: the LLM's failure, named, without the traceback a bug keeps.
                 log.warning("%s failed every record of the batch for the LLM (%s); the whole batch will be retried",
                             self._function_name, outage)
+            elif outage := database_outage(exc):
+                log.warning("%s failed every record of the batch, the database out of reach (%s); the whole batch "
+                            "will be retried", self._function_name, outage)
             else:
                 log.exception("%s raised; the whole batch will be retried", self._function_name)
             failed = {m["MessageId"] for m in messages}
