@@ -128,6 +128,40 @@ def test_a_scheduled_functions_lines_name_it(logged):
     assert line["function_name"] == "consolidate" and line["function_arn"].endswith(":function:consolidate")
 
 
+def test_a_scheduled_run_failed_by_the_database_out_of_reach_is_one_warning_line(logged):
+    """With the embedded Postgres killed under `make dev`, each run of the sweep (every 30 s) logged
+    `scheduled function sweep failed` with psycopg's traceback; a bug keeps its traceback."""
+    import threading
+    import time
+
+    import psycopg
+
+    from infra.local.scheduler import ScheduledRunner
+
+    def gone(event, context):
+        raise psycopg.OperationalError("connection is bad: Connection refused")
+
+    def broken(event, context):
+        raise KeyError("a bug")
+
+    for handler in (gone, broken):
+        stop = threading.Event()
+        runner = ScheduledRunner("sweep", handler, 0.05, stop)
+        runner.start()
+        deadline = time.monotonic() + 30
+        while len(logged.about("scheduled function sweep failed")) < (1 if handler is gone else 2) \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
+        stop.set()
+        runner.join(timeout=30)
+    outage, *_ = logged.about("scheduled function sweep failed")
+    assert (outage.levelname, outage.exc_info) == ("WARNING", None)
+    assert outage.getMessage() == ("scheduled function sweep failed, the database out of reach "
+                                   "(OperationalError: connection is bad: Connection refused)")
+    crash = [r for r in logged.about("scheduled function sweep failed") if "a bug" in str(r.exc_info and r.exc_info[1])]
+    assert crash and crash[0].levelname == "ERROR"
+
+
 def test_a_poller_whose_queue_is_gone_names_its_function_and_backs_off(runtime, logged, monkeypatch):
     """make dev with its extraction queue deleted: the poller wrote a traceback every second, each
     labelled with whichever function Powertools had labelled the process with last (the sweep's).
