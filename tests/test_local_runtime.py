@@ -166,6 +166,24 @@ def test_sigterm_stops_the_runtime_and_postgres_as_ctrl_c_does(tmp_path):
     assert code == 128 + signal.SIGTERM, server.output()
 
 
+def test_a_second_run_on_the_same_home_stops_with_a_sentence_naming_the_first(tmp_path):
+    """A second run on the same data directory, on another port, served beside the first: its start re-sent
+    the first's turns in flight as a last run's unfinished ones, and it emptied the first's metrics directory."""
+    first = Server(tmp_path)
+    try:
+        result = _run_to_exit(tmp_path)
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+        assert result.stderr.strip().splitlines()[-1] == (
+            f"memex: {tmp_path} is served already, by process {first.process.pid} (another make dev on this "
+            "MEMEX_HOME): stop it first, or give this run a data directory of its own (MEMEX_HOME, --home)")
+        assert "serving on" not in result.stdout and "re-queued" not in result.stdout, result.stdout
+        assert get(f"{first.url}/health").json()["db"] == "ok"  # the first's Postgres is untouched
+    finally:
+        assert first.stop() == 0, first.output()
+    again = Server(tmp_path)  # the claim ends with the run that held it
+    assert again.stop() == 0, again.output()
+
+
 def _run_to_exit(home: Path, extra_env: dict[str, str] | None = None, port: int = 0) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "infra.local", "--home", str(home), "--port", str(port)],
                           cwd=ROOT, env=child_env(extra_env), capture_output=True, text=True, timeout=120)

@@ -128,6 +128,40 @@ def test_a_scheduled_functions_lines_name_it(logged):
     assert line["function_name"] == "consolidate" and line["function_arn"].endswith(":function:consolidate")
 
 
+def test_a_scheduled_run_failed_by_the_database_out_of_reach_is_one_warning_line(logged):
+    """With the embedded Postgres killed under `make dev`, each run of the sweep (every 30 s) logged
+    `scheduled function sweep failed` with psycopg's traceback; a bug keeps its traceback."""
+    import threading
+    import time
+
+    import psycopg
+
+    from infra.local.scheduler import ScheduledRunner
+
+    def gone(event, context):
+        raise psycopg.OperationalError("connection is bad: Connection refused")
+
+    def broken(event, context):
+        raise KeyError("a bug")
+
+    for handler in (gone, broken):
+        stop = threading.Event()
+        runner = ScheduledRunner("sweep", handler, 0.05, stop)
+        runner.start()
+        deadline = time.monotonic() + 30
+        while len(logged.about("scheduled function sweep failed")) < (1 if handler is gone else 2) \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
+        stop.set()
+        runner.join(timeout=30)
+    outage, *_ = logged.about("scheduled function sweep failed")
+    assert (outage.levelname, outage.exc_info) == ("WARNING", None)
+    assert outage.getMessage() == ("scheduled function sweep failed, the database out of reach "
+                                   "(OperationalError: connection is bad: Connection refused)")
+    crash = [r for r in logged.about("scheduled function sweep failed") if "a bug" in str(r.exc_info and r.exc_info[1])]
+    assert crash and crash[0].levelname == "ERROR"
+
+
 def test_a_poller_whose_queue_is_gone_names_its_function_and_backs_off(runtime, logged, monkeypatch):
     """make dev with its extraction queue deleted: the poller wrote a traceback every second, each
     labelled with whichever function Powertools had labelled the process with last (the sweep's).
@@ -219,3 +253,38 @@ def test_an_llm_outage_is_one_warning_line_naming_it_and_a_bug_keeps_its_traceba
     [crash] = [r for r in logged.about("the whole batch will be retried") if r not in batch]
     assert crash.levelname == "ERROR" and crash.exc_info is not None
     runtime.drain()
+
+
+def test_a_database_out_of_reach_is_one_warning_line_a_batch_not_a_traceback_a_record(ctx, runtime, logged,
+                                                                                    monkeypatch, caplog):
+    """With the embedded Postgres killed under `make dev`, each batch the extraction worker took logged
+    `extract_worker raised; the whole batch will be retried` with the traceback of each of its records (two
+    chained apiece), a batch a second: 3.7 MB of log in 45 s. Each batch is one WARNING line naming the error."""
+    import dataclasses
+    import threading
+
+    from infra.local.poller import QueuePoller
+    from infra.local.runtime import function_module
+    from memex.ingest import ingest_turn
+    from memex.models import TurnIn
+    from memex_edge.context import build_context
+    from tests.conftest import refused_port
+
+    queue = runtime.queues["memex-extraction"]
+    runtime.drain()  # what earlier tests left queued
+    turn = ingest_turn(ctx, f"t-{uuid.uuid4().hex[:10]}", TurnIn(user_id="u-gone", session_id="s1", messages=[
+        {"role": "user", "content": "I work at Stripe."}]), wait=False)
+    with refused_port() as nowhere, monkeypatch.context() as patched:
+        gone = build_context(dataclasses.replace(ctx.settings, database_url=f"postgresql://memex@127.0.0.1:{nowhere}/memex"))
+        patched.setattr(function_module("extract_worker"), "get_context", lambda: gone)
+        worker = QueuePoller(runtime.sqs_client(), queue["url"], queue["arn"],
+                             function_module("extract_worker").handler, "extract_worker", threading.Event())
+        assert worker.poll_once(wait_seconds=5) == 1
+    [batch] = logged.about("the whole batch will be retried")
+    assert (batch.levelname, batch.exc_info) == ("WARNING", None), batch.getMessage()
+    assert "the database out of reach (OperationalError: connection failed: " in batch.getMessage(), batch.getMessage()
+    assert "Traceback" not in batch.getMessage()
+    assert [(r.name, r.getMessage()) for r in caplog.records if r.exc_info and r.levelno >= logging.ERROR] == []
+    runtime.drain()  # the next delivery, the database back, processes the turn
+    status = ctx.db.connection().execute("SELECT status FROM turns WHERE id = %s", (turn["turn_id"],)).fetchone()
+    assert status["status"] == "processed"

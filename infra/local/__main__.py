@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import fcntl
 import logging
 import os
 import shutil
@@ -11,6 +12,7 @@ import socket
 import sys
 import threading
 from pathlib import Path
+from typing import IO
 
 import uvicorn
 from uvicorn.supervisors import Multiprocess
@@ -18,6 +20,27 @@ from uvicorn.supervisors import Multiprocess
 from infra.local.runtime import LocalRuntime, mcp_app, quiet_libraries
 from memex.config import ConfigurationError, Settings, load_settings
 from memex.context import Context
+
+
+def hold_home(home: Path) -> IO[str]:
+    """This run's claim on `home`, held until the process ends however it ends (a kill -9 too: the kernel
+    drops the lock): a second run on the same data directory, on another port, served beside the first,
+    re-sent the first's turns in flight as unfinished ones of a last run and emptied the metrics
+    directory its processes write to. The claim lasts while the returned file is open."""
+    home.mkdir(parents=True, exist_ok=True)
+    claim = open(home / "serving.pid", "a+")
+    try:
+        fcntl.flock(claim, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        claim.seek(0)
+        holder = claim.read().strip() or "?"
+        claim.close()
+        raise SystemExit(f"memex: {home} is served already, by process {holder} (another make dev on this MEMEX_HOME): "
+                         "stop it first, or give this run a data directory of its own (MEMEX_HOME, --home)") from None
+    claim.truncate(0)
+    claim.write(f"{os.getpid()}\n")
+    claim.flush()
+    return claim
 
 
 def share_metrics_between_processes(home: Path) -> None:
@@ -59,13 +82,14 @@ def main() -> None:
     # workers and the embedded Postgres.
     signal.signal(signal.SIGTERM, lambda signum, _: sys.exit(128 + signum))
     args = parse_args()
-    share_metrics_between_processes(args.home.resolve())
-    ports = listen(args)
-    try:
-        runtime = LocalRuntime(args.home.resolve()).start()
-    except ConfigurationError as exc:
-        raise SystemExit(f"memex: {exc}") from None
-    serve(runtime, args, ports)
+    with hold_home(args.home.resolve()):
+        share_metrics_between_processes(args.home.resolve())
+        ports = listen(args)
+        try:
+            runtime = LocalRuntime(args.home.resolve()).start()
+        except ConfigurationError as exc:
+            raise SystemExit(f"memex: {exc}") from None
+        serve(runtime, args, ports)
 
 
 def _extraction(settings: Settings) -> str:

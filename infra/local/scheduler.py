@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from infra import template
 from infra.local.lambda_context import LocalLambdaContext, labelled
+from memex_edge.observability import database_outage
 
 log = logging.getLogger("memex.scheduler")
 
@@ -49,5 +50,8 @@ class ScheduledRunner(threading.Thread):
                 # Its log lines name the scheduled function, not whichever ran last in this process.
                 with labelled(LocalLambdaContext(self.function_name, timeout_seconds=self.timeout_seconds)) as context:
                     self.handler(scheduled_event(self.function_name, self.region), context)
-            except Exception:  # noqa: BLE001 - as EventBridge would, the next tick runs it again
-                log.exception("scheduled function %s failed", self.function_name)
+            except Exception as exc:  # noqa: BLE001 - as EventBridge would, the next tick runs it again
+                if outage := database_outage(exc):
+                    log.warning("scheduled function %s failed, the database out of reach (%s)", self.function_name, outage)
+                else:
+                    log.exception("scheduled function %s failed", self.function_name)

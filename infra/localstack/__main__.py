@@ -9,11 +9,13 @@ Lambda. Ctrl-C stops memex, then Postgres and LocalStack.
 
 from __future__ import annotations
 
+import argparse
 import os
+from pathlib import Path
 
 import boto3
 
-from infra.local.__main__ import listen, parse_args, serve, share_metrics_between_processes
+from infra.local.__main__ import hold_home, listen, parse_args, serve, share_metrics_between_processes
 from infra.local.runtime import QUEUES, LocalRuntime
 from infra.localstack import bootstrap
 from infra.localstack.server import LocalStack, LocalStackError
@@ -22,6 +24,12 @@ from infra.localstack.server import LocalStack, LocalStackError
 def main() -> None:
     args = parse_args("Run memex on LocalStack (no Docker): API, workers, LocalStack queues, embedded Postgres.")
     home = args.home.resolve()
+    with hold_home(home):
+        run(args, home)
+
+
+def run(args: argparse.Namespace, home: Path) -> None:
+    """LocalStack, then memex on it, until Ctrl-C; then both stopped."""
     share_metrics_between_processes(home)
     port = int(os.environ.get("MEMEX_LOCALSTACK_PORT", "4566"))
     for name in ("AWS_PROFILE", "DATABASE_URL", "SQS_ENDPOINT_URL", "EXTRACTION_QUEUE_URL",

@@ -180,5 +180,13 @@ def borrow_only() -> None:
     _borrowers.only = True
 
 
+def connection_lost(exc: BaseException) -> bool:
+    """The server is out of reach: psycopg lost or never got a connection (no SQLSTATE), a connection
+    exception (08), the server shutting down or starting (57P). A statement timeout (57014) leaves the
+    connection usable, and a statement that failed says nothing of the server."""
+    return isinstance(exc, (psycopg.OperationalError, psycopg.InterfaceError)) and (
+        exc.sqlstate is None or exc.sqlstate.startswith(("08", "57P")))
+
+
 def _usable(conn: psycopg.Connection) -> bool:
     return not conn.closed and not conn.broken and conn.info.transaction_status == TransactionStatus.IDLE

@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from memex.context import Context
+from memex.db.connection import connection_lost
 from memex.models import ID_RULE, METADATA_MAX_DEPTH, FieldError, what_is_wrong
 from memex_edge.http.methods import methods_at
 from memex_edge.http.seeds import is_seed_route
@@ -108,18 +109,12 @@ def method_not_allowed(request: Request, exc: StarletteHTTPException) -> JSONRes
 DATABASE_GONE = (psycopg.OperationalError, psycopg.InterfaceError)
 
 
-def _connection_lost(exc: psycopg.Error) -> bool:
-    # No SQLSTATE: the client lost or never got a connection; 08: connection exception;
-    # 57P: the server is shutting down or starting. A statement timeout (57014) leaves it usable.
-    return exc.sqlstate is None or exc.sqlstate.startswith(("08", "57P"))
-
-
 def database_lost(exc: psycopg.Error, ctx: Context) -> None:
     """Logged; once one connection found the server gone, every thread reconnects (no broken connection
     is handed to the next request). What every path that caught DATABASE_GONE does, whatever it answers."""
     logger.warning("database unavailable", extra={"error": type(exc).__name__, "sqlstate": exc.sqlstate,
                                                "detail": str(exc)})
-    if _connection_lost(exc):
+    if connection_lost(exc):
         ctx.db.discard_all()
 
 
