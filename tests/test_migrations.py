@@ -1158,7 +1158,7 @@ def test_a_memory_written_while_0054_and_0057_run_is_indexed_with_the_emoji_read
             migrator.start()
             # 0057 waiting for the open writer to end (or, had it not waited, done)
             _wait_for(lambda: not migrator.is_alive() or conn.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%%pg_snapshot_xmin%%' AND pid <> pg_backend_pid()"
+                "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%%virtualxid%%' AND pid <> pg_backend_pid()"
             ).fetchone()[0] == 1, 300)
             open_writer.commit()
             migrator.join(300)
@@ -1233,6 +1233,21 @@ def test_0058_indexes_again_the_memories_0043_missed_and_those_with_an_emoji_of_
         assert dict(conn.execute(rows).fetchall()) == indexed
 
 
+def test_0058_waits_for_no_transaction_that_holds_no_write_on_its_memories(ctx):
+    """A transaction open elsewhere on the server (another database) or only reading memories in this one never
+    wrote a row with the function 0058 replaces: 0058 does not wait for it (it waited for every transaction on
+    the server, and a session idle in one held a deploy's migration until it ran out of time: review revZ)."""
+    with _migrated_database(ctx, "memex_0058_waits_for_writers") as conn:
+        _before_0058(conn)
+        conn.execute("INSERT INTO tenants (id) VALUES ('t')")
+        conn.execute(_INSERT, ("p", "v", "Press ▶️ to start the film", None))
+        with psycopg.connect(ctx.db.dsn) as elsewhere, psycopg.connect(conn.info.dsn) as reader:
+            elsewhere.execute("SELECT txid_current()")
+            reader.execute("SELECT count(*), txid_current() FROM memories")
+            assert apply_migrations(conn, 384, until=time.monotonic() + 5) == [_PRESENTED]
+        assert conn.execute("SELECT content_tsv::text LIKE '%%emoji25b6%%' FROM memories WHERE id = 'p'").fetchone()[0]
+
+
 def test_a_memory_written_while_0058_runs_is_indexed_with_its_emoji_read_as_a_word(ctx):
     """A writer that indexed a memory with the function 0058 replaces and commits after 0058 has committed its
     own (its insert ran before): 0058 waits for it, then indexes the memory again with today's words."""
@@ -1254,7 +1269,7 @@ def test_a_memory_written_while_0058_runs_is_indexed_with_its_emoji_read_as_a_wo
             migrator.start()
             # 0058 waiting for the open writer to end (or, had it not waited, done)
             _wait_for(lambda: not migrator.is_alive() or conn.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%%pg_snapshot_xmin%%' AND pid <> pg_backend_pid()"
+                "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%%virtualxid%%' AND pid <> pg_backend_pid()"
             ).fetchone()[0] == 1, 300)
             open_writer.commit()
             migrator.join(300)
