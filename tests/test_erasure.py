@@ -1001,3 +1001,19 @@ def test_a_write_waiting_on_the_users_lock_reads_the_mark_the_erasure_committed_
     for name, write in _writes(ctx, tenant).items():
         write()  # unmarked, each is let in as ever
     assert _all(tenant) and not [m for m in _all(tenant) if m["session_id"] == "a"]
+
+
+def test_a_region_kept_beside_a_town_keeps_no_copy_of_the_town_once_it_is_erased(ctx, tenant):
+    """"I grew up in <town>." then "im from italy originally": Italy is kept beside the town, not linked to
+    it, so the town's erasure mends nothing of Italy's: its reason named the town ("'Italy' is a region,
+    which '<town>' may lie within") and kept it. It names no town now."""
+    town = _marker().capitalize()
+    tenant.turn(f"I grew up in {town}.", session="s1", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("im from italy originally", session="s2", timestamp="2026-01-08T00:00:00Z")
+    hometowns = _by_value(tenant, "hometown")
+    assert hometowns[town]["active"] and hometowns["Italy"]["active"]
+    tenant.delete(f"/v1/sessions/s1?user_id={tenant.user}")
+    assert _rows_mentioning(ctx, town) == {}
+    italy = _by_value(tenant, "hometown")["Italy"]
+    assert italy["active"] and italy["metadata"]["reason"] == (
+        "hometown 'Italy' is a region: the towns stored may lie within it, both kept")
