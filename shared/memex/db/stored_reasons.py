@@ -27,13 +27,13 @@ import psycopg
 from psycopg.rows import dict_row
 
 from memex.db import locks
-from memex.db.erasure import ENDED_WITH_ERASED, REPLACED_ERASED
+from memex.db.erasure import ENDED_WITH_ERASED, NAMED_ERASED, REPLACED_ERASED
 from memex.supersession import region_reason
 from memex.supersession_llm import (ACTIONS, FALLBACK, NOTHING_RELATED, PAST_ALONE, PAST_NOT_REPLACING, UNAVAILABLE,
                                     verdict_reason)
 
 _VERDICTS = [verdict_reason(action) for action in ACTIONS] + [f"{PAST_NOT_REPLACING} ({verdict_reason('supersede')})"]
-_FIXED = frozenset(_VERDICTS + [NOTHING_RELATED, PAST_ALONE, REPLACED_ERASED, ENDED_WITH_ERASED])
+_FIXED = frozenset(_VERDICTS + [NOTHING_RELATED, PAST_ALONE, REPLACED_ERASED, ENDED_WITH_ERASED, NAMED_ERASED])
 # What the model decided: the only decisions it gives (an end is decided by rule, a noop stores nothing).
 _MODEL_DECISIONS = ("supersede", "coexist", "keep_old")
 _OPINION = re.compile(r"the .+'s opinion changed: ")
