@@ -342,9 +342,8 @@ def _code(source: str) -> bytes:
     code that writes memories) and its layout."""
     tree = ast.parse(source)
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body \
-                and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) \
-                and isinstance(node.body[0].value.value, str):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and ast.get_docstring(node, clean=False) is not None:
             node.body = node.body[1:]
     return ast.dump(tree).encode()
 

@@ -45,11 +45,17 @@ _PIECES = ["a", "Z", "é", "e", "\u0301", " ", ".", "1", "#", "*", "\ufe0f", "\u
            "서", "울", "에", "는", "이", "北", "カ", "Ł", "ß", "ｶ", "１"]
 
 
+@pytest.fixture(scope="module")
+def database(ctx):
+    """One connection for every example, not one each."""
+    with psycopg.connect(ctx.db.dsn, autocommit=True) as conn:
+        yield conn
+
+
 @settings(max_examples=300, derandomize=True, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=14).map("".join))
-def test_the_python_fold_reads_any_text_as_the_database_does(ctx, text):
-    with psycopg.connect(ctx.db.dsn) as conn:
-        folded = conn.execute("SELECT memex_text(%s)", (text,)).fetchone()[0]
+def test_the_python_fold_reads_any_text_as_the_database_does(database, text):
+    folded = database.execute("SELECT memex_text(%s)", (text,)).fetchone()[0]
     assert fold(text).replace(" ", "") == folded.replace(" ", "")
 
 
