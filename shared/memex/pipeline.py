@@ -44,8 +44,8 @@ from memex.jobs import Candidate, ExtractionJob, SupersessionJob, subject_key, u
 from memex.metrics import (CANDIDATES_PER_TURN, EXTRACTION_LATENCY, JOB_STARTS_FAILED, JOB_STARTS_LOCK_HELD,
                            LLM_FALLBACKS, SUPERSESSION_VERDICTS)
 from memex.supersession import (EMPLOYER_KEY, PARTNER_KEY, Decision, RulesJudge, about_former_partner,
-                                about_partner_keys, ends_with_employer, held_at_reason, partner_ended_reason,
-                                related_keys)
+                                about_partner_keys, ends_with_employer, held_at_reason, named_by_make,
+                                partner_ended_reason, related_keys)
 from memex.transaction_time import TransactionTime
 
 log = logging.getLogger(__name__)
@@ -298,7 +298,9 @@ def _without_earlier_ends(candidates: list[Candidate]) -> list[Candidate]:
     """A turn's candidates, in the order said, without a value's end said before the value itself ("I
     used to be vegan, and I'm vegan again now"): the value said after it is current, and its end, sorted
     after it to be decided (extract_many), would end it. An end said after the value ("I'm vegan now. ...
-    I'm not vegan.") stays, and ends it (_with_dedupe_keys)."""
+    I'm not vegan.") stays, and ends it (_with_dedupe_keys). Nor a car named by its make beside one of that
+    make said current, in either order ("I sold the Skoda and bought a Skoda Octavia"): the make names the
+    car replaced, and would end the new one (supersession.named_by_make)."""
     said: set[tuple[str, str]] = set()
     kept = []
     for c in reversed(candidates):
@@ -306,7 +308,8 @@ def _without_earlier_ends(candidates: list[Candidate]) -> list[Candidate]:
             kept.append(c)
         if not c.historical:
             said.add((c.key, c.value.casefold()))
-    return kept[::-1]
+    return [c for c in kept[::-1] if not (c.historical and any(
+        not new.historical and new.key == c.key and named_by_make(c, new.value) for new in candidates))]
 
 
 def _placed(conn, turn: dict[str, Any], candidates: list[Candidate]) -> list[Candidate]:
