@@ -272,6 +272,14 @@ def test_a_role_said_by_its_first_words_in_the_past_ends_no_current_role(tenant)
     assert current_values(tenant, "role") == ["nurse practitioner"]
 
 
+def test_a_month_worked_from_home_in_leaves_the_city(tenant):
+    """"I live in Leeds." then "I work from home in August.": August is when, no city replacing Leeds (review
+    revW)."""
+    tenant.turn("I live in Leeds.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I work from home in August.", timestamp="2026-02-01T00:00:00Z")
+    assert current_values(tenant, "city") == ["Leeds"]
+
+
 def test_a_job_taken_after_one_ended_continues_its_chain(tenant):
     """The current value's history lists every value the key had, an ended one too: Notion, taken
     after Stripe was quit, replaces the statement that ended Stripe, whose time stays the quitting's."""

@@ -2424,6 +2424,8 @@ def test_filler_said_in_words_is_no_part_of_a_value(text, expected):
     ("I work from home in Bristol.", {("city", "Bristol")}),
     ("We moved! Porto is home now.", {("city", "Porto")}),
     ("Lisbon is my home these days.", {("city", "Lisbon")}),
+    ("Porto is home now, and I love it.", {("city", "Porto")}),
+    ("Home is Glasgow these days", {("city", "Glasgow")}),
 ])
 def test_a_home_said_by_working_from_it_or_calling_a_place_home(text, expected):
     assert _facts(text) == expected
@@ -2436,6 +2438,13 @@ def test_a_home_said_by_working_from_it_or_calling_a_place_home(text, expected):
     "Acme is home now.",  # no known place
     "If I worked from home in Porto I'd be happier.",
     "Is Porto home now?",
+    # review revW: a month is when, a place no list holds may be anything, the home worked from the subject of
+    # what is said of it, and the place home to someone else
+    "I work from home in January.", "We work from home in May.", "I work from home in August.",
+    "I'm working from home in March.", "I work from home in Smallville.",
+    "I quit, working from home in Leeds was lonely.",
+    "Porto is home now for my sister.", "Porto is home now to a big tech scene.",
+    "Berlin is home these days for a lot of artists.",
 ])
 def test_a_home_worked_from_or_called_home_states_nothing_else(text):
     assert _facts(text) == set()
