@@ -2412,6 +2412,11 @@ def test_a_named_relatives_role_said_by_the_name_alone(history, text, expected):
     ("I'm allergic to nuts by the way.", {("allergy", "nuts")}),
     ("I love paella, to be honest.", {("likes", "paella")}),
     ("By the way, I live in Leeds.", {("city", "Leeds")}),
+    ("I'm vegan FYI.", {("dietary_restriction", "vegan")}),
+    # review revW: filler's words title-cased within a sentence are a title, no filler
+    ("I love the song By the Way.", {("likes", "the song By the Way")}),
+    ("My favourite book is By the Way.", {("favorite_book", "By the Way")}),
+    ("My favourite album is To Be Honest.", {("favorite_album", "To Be Honest")}),
 ])
 def test_filler_said_in_words_is_no_part_of_a_value(text, expected):
     assert _facts(text) == expected
