@@ -2460,6 +2460,9 @@ def test_a_home_worked_from_or_called_home_states_nothing_else(text):
     # one's, and a new car named after "a new car,"
     ("We sold the Skoda.", {("car", "Skoda", True)}),
     ("i sold the skoda octavia last week", {("car", "Skoda Octavia", True)}),
+    # review revW: typed lowercase after any way of parting with it the rules read, not "sold" alone
+    ("i got rid of the skoda", {("car", "Skoda", True)}),
+    ("i traded in the honda civic last week", {("car", "Honda Civic", True)}),
     ("I bought a Kia Niro, sold my Skoda.", {("car", "Kia Niro", False), ("car", "Skoda", True)}),
     ("I bought a new car, a Kia Niro.", {("car", "Kia Niro", False)}),
     ("Just got a new car: a Tesla Model 3!", {("car", "Tesla Model 3", False)}),

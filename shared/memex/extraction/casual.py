@@ -85,12 +85,13 @@ _LONGEST = max(len(name.split()) for name in _KNOWN_NAMES)
 _FIRST_WORDS = frozenset(name.split()[0] for name in _KNOWN_NAMES)
 _LOWER_WORD = re.compile(r"[a-z][\w&-]*")
 # A known carmaker typed lowercase after "a", "my" or "our" ("sold my honda civic", "i drive a tesla"), or the
-# one sold ("sold the skoda"),
+# one parted with ("sold the skoda", "got rid of the skoda"),
 # as the maker spells itself ("bmw": "BMW"), and its model's one or two words when they end the clause
 # ("civic", "model 3"); not the makers that are everyday words ("a mini fridge", "a lucid dream").
 _MAKES = {make.lower(): make for make in vocabulary.CAR_MAKES if make.lower() not in {"mini", "lucid", "jaguar"}}
 _CAR_TYPED = re.compile(
-    rf"\b(?:an?|my|our|(?<=sold )the|(?<=scrapped )the) (?:[a-z0-9-]+ )?"
+    rf"\b(?:an?|my|our|{'|'.join(f'(?<={re.escape(done)} )the' for done in vocabulary.CARS_PARTED_WITH)}) "
+    r"(?:[a-z0-9-]+ )?"
     rf"(?P<make>{'|'.join(sorted(map(re.escape, _MAKES), key=len, reverse=True))})"
     r"(?![\w-])(?: (?P<model>[a-z][\w-]*(?: [a-z0-9][\w-]*)?)"
     r"(?=\s*(?:[.,;!?)]|$)|\s+(?:and|but|so|because|since|last|this|for|every)\b))?")
