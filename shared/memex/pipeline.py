@@ -316,8 +316,9 @@ def _placed(conn, turn: dict[str, Any], candidates: list[Candidate]) -> list[Can
     """The candidates filed under a person's name alone placed by who the user's memories say that
     person is (extraction.placement.placed): a participant of an earlier session ("melanie_role" said of
     her is her fact), a relation named in an earlier turn ("sam_role" while Sam is the partner is
-    partner_sam_role). The extractor sees one session; read only when a candidate may need it (the
-    offline rules file every key under a family, which names no one alone)."""
+    partner_sam_role). The extractor sees one session; read only when a candidate's key may open with a
+    name (may_name_someone): a key of no family, or a family's naming someone after a relation's word
+    ("sister_act_city", the participant Sister Act's city, or the user's sister Act's)."""
     if not any(may_name_someone(c) for c in candidates):
         return candidates
     tenant_id, user_id = turn["tenant_id"], turn["user_id"]
