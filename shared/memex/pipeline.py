@@ -682,13 +682,14 @@ def _with_dedupe_keys(turn: dict[str, Any]) -> list[tuple[Candidate, str]]:
 
 def _related(conn, turn: dict[str, Any], candidate: Candidate, vector) -> list[dict[str, Any]]:
     """The user's active memories the candidate may replace (memory_rows.related_active), those filed under the
-    key an earlier version gave its fact (aliases.same_fact_before: Mum's "mother_city") read as under its own:
-    her new city replaces the one filed then, in its history, rather than standing beside it."""
+    key an earlier version gave their fact (aliases.same_fact_before: Mum's "mother_city", "mother_likes") read
+    as under the key it has now: her new city replaces the one filed then, in its history, and her dislike takes
+    back the liking, rather than standing beside them."""
     keys = related_keys(candidate)
-    before = same_fact_before(candidate.subject, candidate.key)
-    related = memory_rows.related_active(conn, turn["tenant_id"], turn["user_id"], list(dict.fromkeys([*keys, before])),
+    before = {old: key for key in keys if (old := same_fact_before(candidate.subject, key)) not in keys}
+    related = memory_rows.related_active(conn, turn["tenant_id"], turn["user_id"], list(dict.fromkeys([*keys, *before])),
                                          vector, RELATED_MIN_SIMILARITY, RELATED_LIMIT, candidate.subject)
-    return [{**m, "key": candidate.key} if m["key"] == before else m for m in related]
+    return [{**m, "key": before[m["key"]]} if m["key"] in before else m for m in related]
 
 
 def _decide_and_write(ctx: Context, turn: dict[str, Any], candidate: Candidate, dedupe_key: str, vector) -> None:
