@@ -687,8 +687,8 @@ def _related(conn, turn: dict[str, Any], candidate: Candidate, vector) -> list[d
     back the liking, rather than standing beside them."""
     keys = related_keys(candidate)
     before = {old: key for key in keys if (old := same_fact_before(candidate.subject, key)) not in keys}
-    related = memory_rows.related_active(conn, turn["tenant_id"], turn["user_id"], list(dict.fromkeys([*keys, *before])),
-                                         vector, RELATED_MIN_SIMILARITY, RELATED_LIMIT, candidate.subject)
+    related = memory_rows.related_active(conn, turn["tenant_id"], turn["user_id"], [*keys, *before], vector,
+                                         RELATED_MIN_SIMILARITY, RELATED_LIMIT, candidate.subject)
     return [{**m, "key": before[m["key"]]} if m["key"] in before else m for m in related]
 
 
