@@ -19,7 +19,7 @@ from memex.jobs import ExtractionJob, SupersessionJob
 from memex.models import TurnIn
 from memex.retrieval import past, topics
 from memex.supersession import RulesJudge
-from tests.conftest import WrappedEmbedder, comes_to_wait_on_users_lock
+from tests.conftest import WrappedEmbedder, comes_to_wait_on_users_lock, current_values
 
 COMPANIES = ["Stripe", "Notion", "Globex", "Initech", "Umbrella", "Hooli", "Vandelay", "Cyberdyne",
              "Soylent", "Tyrell", "Wonka", "Gringotts", "Oscorp", "Wayne", "Stark", "Acme"]
@@ -250,6 +250,35 @@ def test_a_car_said_with_its_year_is_ended_by_the_car_sold_without_it(tenant):
     car = sorted(_everything(tenant, "car"), key=lambda m: m["created_at"])
     assert [(m["value"], m["active"]) for m in car] == [("2015 Honda Civic", False), ("Honda Civic", False)]
     assert car[0]["valid_to"][:10] == "2026-02-01" and car[1]["supersedes"] == car[0]["id"]
+
+
+@pytest.mark.parametrize("said", ["I sold the Skoda and bought a Skoda Octavia.",
+                                  "I bought a Skoda Octavia and sold the Skoda."])
+def test_a_car_bought_beside_its_make_sold_stays_current_whichever_is_said_first(tenant, said):
+    """"I drive a Skoda Fabia." then a Skoda Octavia bought and "the Skoda" sold in one turn: the make names the
+    Fabia, which the Octavia replaces; it ended the Octavia (review revW). The make sold in a later turn still
+    ends the car of that make (qa9's "i drive a skoda octavia" ... "sold the skoda")."""
+    tenant.turn("I drive a Skoda Fabia.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn(said, timestamp="2026-02-01T00:00:00Z")
+    assert current_values(tenant, "car") == ["Skoda Octavia"]
+    tenant.turn("I sold the Skoda.", timestamp="2026-03-01T00:00:00Z")
+    assert current_values(tenant, "car") == []
+
+
+def test_a_role_said_by_its_first_words_in_the_past_ends_no_current_role(tenant):
+    """"I'm a nurse practitioner." then "I used to be a nurse.": an earlier role, not the current one by its
+    first words (a car's make names its model; a role's first words name another role)."""
+    tenant.turn("I'm a nurse practitioner.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I used to be a nurse.", timestamp="2026-02-01T00:00:00Z")
+    assert current_values(tenant, "role") == ["nurse practitioner"]
+
+
+def test_a_month_worked_from_home_in_leaves_the_city(tenant):
+    """"I live in Leeds." then "I work from home in August.": August is when, no city replacing Leeds (review
+    revW)."""
+    tenant.turn("I live in Leeds.", timestamp="2026-01-01T00:00:00Z")
+    tenant.turn("I work from home in August.", timestamp="2026-02-01T00:00:00Z")
+    assert current_values(tenant, "city") == ["Leeds"]
 
 
 def test_a_job_taken_after_one_ended_continues_its_chain(tenant):

@@ -659,6 +659,18 @@ def test_the_past_naming_the_current_value_ends_it_without_asking(server):
     assert server.chat_requests == []
 
 
+def test_the_past_naming_a_car_by_its_make_ends_it_by_rule_and_a_role_by_its_first_words_is_asked(server):
+    """"I sold the Skoda" while the car is the "Skoda Octavia" ends it by rule; "I used to be a nurse" while
+    the role is "nurse practitioner" names another role: the model decides (the rule ended it, review revW)."""
+    octavia = [_memory("uuid-car", "car", "Skoda Octavia")]
+    decision = LLMJudge(chat_for(server)).decide(_candidate("car", "Skoda", historical=True), octavia)
+    assert (decision.action, decision.replaces) == ("end", octavia) and server.chat_requests == []
+    server.script_chat('{"action": "keep_old", "replaces": [], "reason": "an earlier role"}')
+    decision = LLMJudge(chat_for(server)).decide(_candidate("role", "nurse", historical=True),
+                                                 [_memory("uuid-role", "role", "nurse practitioner")])
+    assert (decision.action, decision.replaces) == ("keep_old", []) and len(server.chat_requests) == 1
+
+
 def test_a_name_left_alone_ends_only_the_current_value_it_names_without_asking(server):
     """"I left Feedzai." (employer, ends_only) ends Feedzai; "I left Tom." while Feedzai is current
     files nothing: both by rule, the model never asked."""

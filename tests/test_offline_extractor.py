@@ -2412,6 +2412,11 @@ def test_a_named_relatives_role_said_by_the_name_alone(history, text, expected):
     ("I'm allergic to nuts by the way.", {("allergy", "nuts")}),
     ("I love paella, to be honest.", {("likes", "paella")}),
     ("By the way, I live in Leeds.", {("city", "Leeds")}),
+    ("I'm vegan FYI.", {("dietary_restriction", "vegan")}),
+    # review revW: filler's words title-cased within a sentence are a title, no filler
+    ("I love the song By the Way.", {("likes", "the song By the Way")}),
+    ("My favourite book is By the Way.", {("favorite_book", "By the Way")}),
+    ("My favourite album is To Be Honest.", {("favorite_album", "To Be Honest")}),
 ])
 def test_filler_said_in_words_is_no_part_of_a_value(text, expected):
     assert _facts(text) == expected
@@ -2424,6 +2429,8 @@ def test_filler_said_in_words_is_no_part_of_a_value(text, expected):
     ("I work from home in Bristol.", {("city", "Bristol")}),
     ("We moved! Porto is home now.", {("city", "Porto")}),
     ("Lisbon is my home these days.", {("city", "Lisbon")}),
+    ("Porto is home now, and I love it.", {("city", "Porto")}),
+    ("Home is Glasgow these days", {("city", "Glasgow")}),
 ])
 def test_a_home_said_by_working_from_it_or_calling_a_place_home(text, expected):
     assert _facts(text) == expected
@@ -2436,6 +2443,13 @@ def test_a_home_said_by_working_from_it_or_calling_a_place_home(text, expected):
     "Acme is home now.",  # no known place
     "If I worked from home in Porto I'd be happier.",
     "Is Porto home now?",
+    # review revW: a month is when, a place no list holds may be anything, the home worked from the subject of
+    # what is said of it, and the place home to someone else
+    "I work from home in January.", "We work from home in May.", "I work from home in August.",
+    "I'm working from home in March.", "I work from home in Smallville.",
+    "I quit, working from home in Leeds was lonely.",
+    "Porto is home now for my sister.", "Porto is home now to a big tech scene.",
+    "Berlin is home these days for a lot of artists.",
 ])
 def test_a_home_worked_from_or_called_home_states_nothing_else(text):
     assert _facts(text) == set()
@@ -2446,6 +2460,9 @@ def test_a_home_worked_from_or_called_home_states_nothing_else(text):
     # one's, and a new car named after "a new car,"
     ("We sold the Skoda.", {("car", "Skoda", True)}),
     ("i sold the skoda octavia last week", {("car", "Skoda Octavia", True)}),
+    # review revW: typed lowercase after any way of parting with it the rules read, not "sold" alone
+    ("i got rid of the skoda", {("car", "Skoda", True)}),
+    ("i traded in the honda civic last week", {("car", "Honda Civic", True)}),
     ("I bought a Kia Niro, sold my Skoda.", {("car", "Kia Niro", False), ("car", "Skoda", True)}),
     ("I bought a new car, a Kia Niro.", {("car", "Kia Niro", False)}),
     ("Just got a new car: a Tesla Model 3!", {("car", "Tesla Model 3", False)}),

@@ -87,6 +87,13 @@ def test_the_past_naming_the_current_value_by_its_first_words_ends_it():
     assert decide(_candidate("city", "York", historical=True), [new_york]).replaces == []
 
 
+def test_the_past_naming_a_roles_first_words_ends_no_role():
+    """"I used to be a nurse" while the role is "nurse practitioner": an earlier role, which says less; only a
+    car's make names the car (it ended the role, review revW)."""
+    decision = decide(_candidate("role", "nurse", historical=True), [_memory("m-old", "role", "nurse practitioner")])
+    assert (decision.action, decision.replaces) == ("noop", [])
+
+
 def test_a_first_value_coexists():
     decision = decide(_candidate("city", "Lisbon"), [])
     assert (decision.action, decision.replaces) == ("coexist", [])

@@ -288,6 +288,20 @@ def test_a_participants_fact_an_earlier_version_filed_under_their_relation_word_
     assert [(m["value"], m["active"]) for m in history["history"]] == [("Paris", False), ("Leeds", True)], history
 
 
+def test_a_participants_liking_an_earlier_version_filed_under_their_relation_word_is_taken_back_by_the_opposite(
+        ctx, tenant):
+    """Mum's liking of coffee an earlier version filed as "mother_likes": her "I hate coffee now." (mum_dislikes)
+    takes it back, as it takes back her "mum_likes" (it stood beside it: only the candidate's own key was read
+    under its earlier name, review revW)."""
+    _said(tenant, ("Mum", "I love coffee."), timestamp="2026-01-01T00:00:00Z")
+    [coffee] = _semantic(tenant)
+    with ctx.db.transaction() as conn:  # as the earlier version filed it
+        conn.execute("UPDATE memories SET key = 'mother_likes' WHERE tenant_id = %s AND id = %s",
+                     (tenant.id, coffee["id"]))
+    _said(tenant, ("Mum", "I hate coffee now."), timestamp="2026-02-01T00:00:00Z")
+    assert [(m["key"], m["value"]) for m in _semantic(tenant)] == [("mum_dislikes", "coffee")]
+
+
 def test_the_llm_extractor_files_a_key_a_model_opens_with_the_speakers_relation_word_name_as_their_own():
     """The model may open the key of Mum's own "I live in Paris." with her name ("mum_city", "mum_location"):
     it is her city, "mum_city", as "city" is (the whole key read as the relation's was her "mum_mother_city")."""

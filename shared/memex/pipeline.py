@@ -45,8 +45,8 @@ from memex.jobs import Candidate, ExtractionJob, SupersessionJob, subject_key, u
 from memex.metrics import (CANDIDATES_PER_TURN, EXTRACTION_LATENCY, JOB_STARTS_FAILED, JOB_STARTS_LOCK_HELD,
                            LLM_FALLBACKS, SUPERSESSION_VERDICTS)
 from memex.supersession import (EMPLOYER_KEY, PARTNER_KEY, Decision, RulesJudge, about_former_partner,
-                                about_partner_keys, ends_with_employer, held_at_reason, partner_ended_reason,
-                                related_keys)
+                                about_partner_keys, ends_with_employer, held_at_reason, named_by_make,
+                                partner_ended_reason, related_keys)
 from memex.transaction_time import TransactionTime
 
 log = logging.getLogger(__name__)
@@ -299,7 +299,9 @@ def _without_earlier_ends(candidates: list[Candidate]) -> list[Candidate]:
     """A turn's candidates, in the order said, without a value's end said before the value itself ("I
     used to be vegan, and I'm vegan again now"): the value said after it is current, and its end, sorted
     after it to be decided (extract_many), would end it. An end said after the value ("I'm vegan now. ...
-    I'm not vegan.") stays, and ends it (_with_dedupe_keys)."""
+    I'm not vegan.") stays, and ends it (_with_dedupe_keys). Nor a car named by its make beside one of that
+    make said current, in either order ("I sold the Skoda and bought a Skoda Octavia"): the make names the
+    car replaced, and would end the new one (supersession.named_by_make)."""
     said: set[tuple[str, str]] = set()
     kept = []
     for c in reversed(candidates):
@@ -307,15 +309,17 @@ def _without_earlier_ends(candidates: list[Candidate]) -> list[Candidate]:
             kept.append(c)
         if not c.historical:
             said.add((c.key, c.value.casefold()))
-    return kept[::-1]
+    return [c for c in kept[::-1] if not (c.historical and any(
+        not new.historical and new.key == c.key and named_by_make(c, new.value) for new in candidates))]
 
 
 def _placed(conn, turn: dict[str, Any], candidates: list[Candidate]) -> list[Candidate]:
     """The candidates filed under a person's name alone placed by who the user's memories say that
     person is (extraction.placement.placed): a participant of an earlier session ("melanie_role" said of
     her is her fact), a relation named in an earlier turn ("sam_role" while Sam is the partner is
-    partner_sam_role). The extractor sees one session; read only when a candidate may need it (the
-    offline rules file every key under a family, which names no one alone)."""
+    partner_sam_role). The extractor sees one session; read only when a candidate's key may open with a
+    name (may_name_someone): a key of no family, or a family's naming someone after a relation's word
+    ("sister_act_city", the participant Sister Act's city, or the user's sister Act's)."""
     if not any(may_name_someone(c) for c in candidates):
         return candidates
     tenant_id, user_id = turn["tenant_id"], turn["user_id"]
@@ -680,13 +684,14 @@ def _with_dedupe_keys(turn: dict[str, Any]) -> list[tuple[Candidate, str]]:
 
 def _related(conn, turn: dict[str, Any], candidate: Candidate, vector) -> list[dict[str, Any]]:
     """The user's active memories the candidate may replace (memory_rows.related_active), those filed under the
-    key an earlier version gave its fact (aliases.same_fact_before: Mum's "mother_city") read as under its own:
-    her new city replaces the one filed then, in its history, rather than standing beside it."""
+    key an earlier version gave their fact (aliases.same_fact_before: Mum's "mother_city", "mother_likes") read
+    as under the key it has now: her new city replaces the one filed then, in its history, and her dislike takes
+    back the liking, rather than standing beside them."""
     keys = related_keys(candidate)
-    before = same_fact_before(candidate.subject, candidate.key)
-    related = memory_rows.related_active(conn, turn["tenant_id"], turn["user_id"], list(dict.fromkeys([*keys, before])),
-                                         vector, RELATED_MIN_SIMILARITY, RELATED_LIMIT, candidate.subject)
-    return [{**m, "key": candidate.key} if m["key"] == before else m for m in related]
+    before = {old: key for key in keys if (old := same_fact_before(candidate.subject, key)) not in keys}
+    related = memory_rows.related_active(conn, turn["tenant_id"], turn["user_id"], [*keys, *before], vector,
+                                         RELATED_MIN_SIMILARITY, RELATED_LIMIT, candidate.subject)
+    return [{**m, "key": before[m["key"]]} if m["key"] in before else m for m in related]
 
 
 def _decide_and_write(ctx: Context, turn: dict[str, Any], candidate: Candidate, dedupe_key: str, vector) -> None:

@@ -424,14 +424,19 @@ def ending(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decis
         if not current:
             return None
         return Decision("end", f"{candidate.key} {candidate.value!r} is called off: the job to come ends", current)
-    # Named by its first words too ("I sold the Skoda" of the "Skoda Octavia"), which decide() would
-    # otherwise take for a value that says less.
-    current = [m for m in active_same_key
-               if any(same_value(said, candidate.value) or _less_precise(candidate.value, said)
-                      for said in (m["value"] or "", _YEAR_FIRST.sub("", m["value"] or "")))]
+    current = [m for m in active_same_key if named_by_make(candidate, m["value"] or "") or any(
+        same_value(said, candidate.value) for said in (m["value"] or "", _YEAR_FIRST.sub("", m["value"] or "")))]
     if not current:
         return None
     return Decision("end", f"{candidate.key} {candidate.value!r} is over: the current value ends", current)
+
+
+def named_by_make(candidate: Candidate, value: str) -> bool:
+    """Whether `candidate` is a car named by the first words of the car `value` ("I sold the Skoda" of the
+    "Skoda Octavia"), which decide() would otherwise take for a value that says less. A car only: its make
+    names the one the user has, where "nurse" of a "nurse practitioner" names another role."""
+    return candidate.base_key == CAR_KEY and any(
+        _less_precise(candidate.value, said) for said in (value, _YEAR_FIRST.sub("", value)))
 
 
 def left_alone(candidate: Candidate, related: list[dict[str, Any]]) -> Decision | None:

@@ -1,6 +1,6 @@
 """A sentence typed the way people type to a chat agent, read as the tidy sentence the offline rules
 know: apostrophes left out ("im", "dont"), chat abbreviations ("bf", "w/", "yrs"), filler that is
-no part of a fact ("lol", "tbh", "btw", "by the way"), emoji for a stop, a known carmaker and its model
+no part of a fact ("lol", "tbh", "btw", "by the way" said aside), emoji for a stop, a known carmaker and its model
 after "a", "my" or "our" ("sold my honda civic") or a sold "the" ("sold the skoda"), and, in a sentence
 typed without a single capital, the names the rules need capitalised: a known place or a well-known
 employer ("moved to denver", "i work at amazon"), and a word in a name's slot ("a dog named max", "my son
@@ -40,9 +40,13 @@ _SPELLED = frozenset(word for word in {*_CONTRACTIONS, *_ABBREVIATIONS} if "/" n
 _WORD = re.compile(r"\w+")
 # Filler that says how, not what: a clause break where it stands, and nothing at a sentence's ends.
 _FILLER = re.compile(
-    r"(?<![\w'])(?:lol+|lmf?ao+|rofl|ha(?:ha)+h?|he(?:he)+|tbh|btw|ngl|imo|imho|tho|so yeah|anyway|"
-    r"by the way|to be honest|fyi)(?![\w'])"
+    r"(?<![\w'])(?:lol+|lmf?ao+|rofl|ha(?:ha)+h?|he(?:he)+|tbh|btw|ngl|imo|imho|tho|so yeah|anyway)(?![\w'])"
     r"[,.!]*", re.IGNORECASE)
+# Filler said in words, which may be a title too ("I love the song By the Way"): filler only as a clause of its
+# own (_said_aside).
+_FILLER_WORDS = re.compile(r"(?<![\w'])(?:by the way|to be honest|fyi)(?![\w'])(?P<stop>[,.!]*)", re.IGNORECASE)
+# What may follow filler said aside within a sentence: its end, or a clause joined on ("nuts by the way so no").
+_ASIDE_ENDS = re.compile(r"\s*(?:[.!?;:]|$|(?:so|and|but|because|cause)\b)", re.IGNORECASE)
 # Emoji and other pictographs, read as a stop.
 PICTOGRAPH = "[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]"
 _EMOJI = re.compile(f"\\s*{PICTOGRAPH}+")
@@ -81,12 +85,13 @@ _LONGEST = max(len(name.split()) for name in _KNOWN_NAMES)
 _FIRST_WORDS = frozenset(name.split()[0] for name in _KNOWN_NAMES)
 _LOWER_WORD = re.compile(r"[a-z][\w&-]*")
 # A known carmaker typed lowercase after "a", "my" or "our" ("sold my honda civic", "i drive a tesla"), or the
-# one sold ("sold the skoda"),
+# one parted with ("sold the skoda", "got rid of the skoda"),
 # as the maker spells itself ("bmw": "BMW"), and its model's one or two words when they end the clause
 # ("civic", "model 3"); not the makers that are everyday words ("a mini fridge", "a lucid dream").
 _MAKES = {make.lower(): make for make in vocabulary.CAR_MAKES if make.lower() not in {"mini", "lucid", "jaguar"}}
 _CAR_TYPED = re.compile(
-    rf"\b(?:an?|my|our|(?<=sold )the|(?<=scrapped )the) (?:[a-z0-9-]+ )?"
+    rf"\b(?:an?|my|our|{'|'.join(f'(?<={re.escape(done)} )the' for done in vocabulary.CARS_PARTED_WITH)}) "
+    r"(?:[a-z0-9-]+ )?"
     rf"(?P<make>{'|'.join(sorted(map(re.escape, _MAKES), key=len, reverse=True))})"
     r"(?![\w-])(?: (?P<model>[a-z][\w-]*(?: [a-z0-9][\w-]*)?)"
     r"(?=\s*(?:[.,;!?)]|$)|\s+(?:and|but|so|because|since|last|this|for|every)\b))?")
@@ -99,7 +104,7 @@ def tidy(sentence: str) -> str:
     """`sentence` as a tidy typist would have written it (see the module's docstring)."""
     if not sentence.isascii():  # no pictograph is ASCII
         sentence = _EMOJI.sub(".", sentence)
-    sentence = _FILLER.sub(",", sentence)
+    sentence = _FILLER_WORDS.sub(_said_aside, _FILLER.sub(",", sentence))
     sentence = _CLAUSE_EDGES.sub("", sentence).rstrip(",")
     if not _SPELLED.isdisjoint(_WORD.findall(sentence.lower())):
         sentence = _TYPED_WORD.sub(_spelled_out, sentence)
@@ -109,6 +114,19 @@ def tidy(sentence: str) -> str:
     # A maker from the closed list after "a", "my" or "our" is a car whatever else the typist capitalised
     # ("I drive a honda around Lisbon.").
     return _CAR_TYPED.sub(_car_capitalised, sentence)
+
+
+def _said_aside(m: re.Match[str]) -> str:
+    """Filler said in words, a clause break where it stands as a clause of its own: at the sentence's start,
+    set off by a comma, or before the sentence's end or a clause joined on. Title-cased within the sentence
+    ("My favourite book is By the Way.") it is a name, and stays ("FYI" is an acronym, and no title)."""
+    before, said = m.string[:m.start()].rstrip(), m[0].rstrip(",.!")
+    started = not before or before[-1] in ".!?"
+    if not started and said[0].isupper() and not said.isupper():
+        return m[0]
+    if started or before[-1] in ",;:" or "," in m["stop"] or _ASIDE_ENDS.match(m.string, m.end()):
+        return ","
+    return m[0]
 
 
 _THE_I = re.compile(r"\bI\b|\bI'")

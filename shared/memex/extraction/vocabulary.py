@@ -301,6 +301,8 @@ CAR_MAKES = (
     "Land Rover|Range Rover|Mitsubishi|Suzuki|Polestar|Rivian|Lucid|Cadillac|Buick|GMC|Chrysler|Acura|Infiniti|"
     "Alfa Romeo|Maserati|Ferrari|Lamborghini|Bentley|Rolls-Royce|Aston Martin|Opel|Vauxhall|Dacia|BYD|Saab"
 ).split("|")
+# What a car no longer the user's was done with, said before "the" one both know of ("We sold the Skoda").
+CARS_PARTED_WITH = ("sold", "traded in", "got rid of", "scrapped")
 
 # Who a user lives with, by what they are to the user ("My mom lives with us now", "I live with my
 # parents"). Not a partner: living with one is what a partnership usually is, and a fact of it would

@@ -50,11 +50,13 @@ _I_WAS_BORN = r"\b(?:I was|and I were(?: both)?|[Ww]e were both) born"
 # Time spent somewhere, or back from it, is a trip to a town or region no list holds ("We spent August in
 # Hossegor", "back from a week in Tarifa"): a capitalised name there, ending its clause, is the place.
 _PLACE_CALLED = r"an? (?:[a-z]+ ){0,2}(?:village|town|city|hamlet|island|suburb|place) (?:called|named) "
+# The end of a clause calling a place home, "now" or "these days" said last.
+_HOME_ENDS = r"(?: (?:now|these days))?\s*(?:[.!,;]|$)"
 
 
 RULES = [
     # where the user lives, unless it is a stay for a while (values.unless_a_stay): the home kept is elsewhere
-    rule("fact", "city", "live lived based living moved relocated bought new settled back work working", [
+    rule("fact", "city", "live lived based living moved relocated bought new settled back", [
         rf"\b(?:I|[Ww]e) (?:now |currently |still )?live (?:and (?:I |[Ww]e )?work )?in (?P<value>{PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have) (?:always )?lived in (?P<value>{PROPER})",
         rf"\b(?:I|[Ww]e)(?:'ve| have) been living in (?P<value>{PROPER})",
@@ -78,11 +80,16 @@ RULES = [
         rf"\bI(?:'m| am) back in (?P<value>{PROPER}),? where I grew up\b",
         # the user's clause going on without its "I": "I left London in 2020 and now live in Lisbon"
         rf"^(?:I|[Ww]e)\b[^.;]*? and (?:now |currently )?live in (?P<value>{PROPER})",
-        # a home worked from: "I work from home in Bristol", "I'm a designer, freelance, working from home in
-        # Lisbon"; not for a while ("working from home in Lisbon this week")
-        rf"(?:\b(?:I|[Ww]e)(?:'m| am|'re| are)? (?:now |currently |mostly |still )?|^(?:I|[Ww]e)\b[^.;]*?, )"
-        rf"(?:work|working) from home in (?P<value>{PROPER})(?! (?:this|today|tonight|tomorrow|next|until|till)\b)",
     ], "The user lives in {value}.", unless_a_stay(_place), importance=0.75),
+    # a home worked from: "I work from home in Bristol", "I'm a designer, freelance, working from home in
+    # Lisbon"; a known place only, as "home" says ("I work from home in August" is when), not for a while
+    # ("working from home in Lisbon this week"), nor the subject of what follows ("I quit, working from home
+    # in Leeds was lonely")
+    rule("fact", "city", "work working", [
+        rf"(?:\b(?:I|[Ww]e)(?:'m| am|'re| are)? (?:now |currently |mostly |still )?|^(?:I|[Ww]e)\b[^.;]*?, )"
+        rf"(?:work|working) from home in (?P<value>{PROPER})"
+        rf"(?! (?:this|today|tonight|tomorrow|next|until|till|was|were|is|has|had|felt|feels|got|gets)\b)",
+    ], "The user lives in {value}.", unless_a_stay(_known_place), importance=0.75),
     # a move to a department in a place: "I moved to Sales in Denver", "I relocated to the Finance team
     # in Leeds" (the place, not the department: _department_move)
     rule("fact", "city", "moved relocated", [
@@ -95,10 +102,11 @@ RULES = [
         rf"(?= in (?:{PROPER}|{MONTH}|\d{{4}})|{ORG_END})",
     ], "The user's employer is {value}.", _employer_moved_to, importance=0.8),
     # "Home is Glasgow these days", "Porto is home now": a known place only ("Home is Acme", "Home is
-    # Netflix" are none), and home closing its clause ("Lisbon is home to the best pastries" is none).
+    # Netflix" are none), and home closing its clause, "now" or "these days" apart ("Lisbon is home to the best
+    # pastries", "Porto is home now for my sister" are none).
     rule("fact", "city", "home", [
-        rf"(?:^|[.!?] )[Hh]ome(?:'s| is) (?:now )?(?P<value>{PROPER})(?=\s*(?:[.!,;]|$)| (?:now|these days)\b)",
-        rf"(?:^|[.!?] )(?P<value>{PROPER}) is (?:now )?(?:my |our )?home(?=\s*(?:[.!,;]|$)| (?:now|these days)\b)",
+        rf"(?:^|[.!?] )[Hh]ome(?:'s| is) (?:now )?(?P<value>{PROPER})(?={_HOME_ENDS})",
+        rf"(?:^|[.!?] )(?P<value>{PROPER}) is (?:now )?(?:my |our )?home(?={_HOME_ENDS})",
     ], "The user lives in {value}.", _known_place, importance=0.75),
     # a home left, unless the move away is a stay (values.unless_a_stay): "I moved from Bergen to Oslo for a
     # year" leaves Bergen home, and files nothing

@@ -56,7 +56,7 @@ RULES = [
     ], "The user drives {a} {value}.", _car, confidence=0.75, importance=0.6),
     rule("fact", "car", "used previously sold traded rid scrapped", [
         rf"\b(?:I|[Ww]e) (?:used to (?:drive|have|own)|previously (?:drove|owned)) {_A_CAR}{_CAR}{_CAR_END}",
-        rf"\b(?:I|[Ww]e)(?:'ve| have)? {ADVERBS}(?:sold|traded in|got rid of|scrapped) {_THE_CAR}{_CAR}"
+        rf"\b(?:I|[Ww]e)(?:'ve| have)? {ADVERBS}(?:{alternation(vocabulary.CARS_PARTED_WITH)}) {_THE_CAR}{_CAR}"
         rf"(?:{_CAR_END}|(?= to\b))",
     ], "The user used to drive {a} {value}.", _car, confidence=0.7, importance=0.5, historical=True),
     rule("fact", "car", "sold rid scrapped car written totalled totaled stolen", [
