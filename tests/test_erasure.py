@@ -12,7 +12,7 @@ import uuid
 import psycopg
 
 from memex import backfill, pipeline
-from memex.db.erasure import ENDED_WITH_ERASED, NAMED_ERASED, REPLACED_ERASED
+from memex.db.erasure import ENDED_WITH_ERASED, REPLACED_ERASED
 from memex.jobs import ExtractionJob, SupersessionJob
 from memex_edge.context import build_context
 from tests.conftest import Tenant, api_client, round_trips, waits_on_users_lock
@@ -930,8 +930,7 @@ def test_a_write_reads_its_users_mark_in_the_round_trip_that_takes_their_lock(ct
     are being erased are read in one statement (migration 0041's function, which reads the mark once the
     lock is held), not in a round trip of its own (one fewer each than main at f6e6a21: 5, 15, 16 and 3). An
     import's chunk has one more since its turns' ids and keys are looked up among those erased
-    (db/erasure.erased_turns: every line of a file has a key, so every chunk reads them), and an erasure one
-    more since the reasons still quoting an erased value are mended (db/erasure._forget_named)."""
+    (db/erasure.erased_turns: every line of a file has a key, so every chunk reads them)."""
     tenant.turn("I work at Stripe.", session="a")
     tenant.turn("I live in Lisbon.", session="a")
     counted = {}
@@ -944,7 +943,7 @@ def test_a_write_reads_its_users_mark_in_the_round_trip_that_takes_their_lock(ct
         assert not [s for t in trips for s in t if _mark_read_alone(s)], (name, trips)
         counted[name] = (locking[0], len(trips))
     # (the round trip that takes the lock, of how many): after the tenant's check or the memory's read, or first
-    assert counted == {"add": (1, 4), "erase memory": (1, 15), "erase session": (0, 16), "import chunk": (0, 3)}, counted
+    assert counted == {"add": (1, 4), "erase memory": (1, 14), "erase session": (0, 15), "import chunk": (0, 3)}, counted
 
 
 def test_a_write_waiting_on_the_users_lock_reads_the_mark_the_erasure_committed_before_releasing_it(ctx, tenant):
@@ -1059,36 +1058,3 @@ def test_a_keyed_turn_sent_again_while_its_erasure_commits_is_not_stored_again(c
     assert outcome["answer"].status_code == 409, outcome["answer"].text
     assert outcome["answer"].json()["error"]["code"] == "turn_erased"
     assert tenant.get(f"/v1/users/{tenant.user}/turns").json()["turns"] == []
-
-
-def test_a_region_kept_beside_a_town_keeps_no_copy_of_the_town_once_it_is_erased(ctx, tenant):
-    """"I grew up in <town>." then "im from italy originally": Italy is kept beside the town, not linked to
-    it, so the town's erasure mends nothing of Italy's: its reason named the town ("'Italy' is a region,
-    which '<town>' may lie within") and kept it. It names no town now."""
-    town = _marker().capitalize()
-    tenant.turn(f"I grew up in {town}.", session="s1", timestamp="2026-01-01T00:00:00Z")
-    tenant.turn("im from italy originally", session="s2", timestamp="2026-01-08T00:00:00Z")
-    hometowns = _by_value(tenant, "hometown")
-    assert hometowns[town]["active"] and hometowns["Italy"]["active"]
-    tenant.delete(f"/v1/sessions/s1?user_id={tenant.user}")
-    assert _rows_mentioning(ctx, town) == {}
-    italy = _by_value(tenant, "hometown")["Italy"]
-    assert italy["active"] and italy["metadata"]["reason"] == (
-        "hometown 'Italy' is a region: the towns stored may lie within it, both kept")
-
-
-def test_a_reason_naming_a_value_it_no_longer_replaces_keeps_no_copy_of_it_once_erased(ctx, tenant):
-    """<town> (January), Porto (March): "city holds one value: 'Porto' replaces '<town>'". Lisbon, said in
-    February and received after, goes between them: Porto replaces Lisbon, no longer the town, so the town's
-    erasure, which mends the reasons of what replaced it (Lisbon's), left Porto's naming it."""
-    town = _marker().capitalize()
-    tenant.turn(f"I live in {town}.", session="s1", timestamp="2026-01-01T00:00:00Z")
-    tenant.turn("I live in Porto.", session="s3", timestamp="2026-03-01T00:00:00Z")
-    tenant.turn("I live in Lisbon.", session="s2", timestamp="2026-02-01T00:00:00Z")
-    cities = _by_value(tenant, "city")
-    assert cities["Porto"]["supersedes"] == cities["Lisbon"]["id"] and town in cities["Porto"]["metadata"]["reason"]
-    tenant.delete(f"/v1/sessions/s1?user_id={tenant.user}")
-    assert _rows_mentioning(ctx, town) == {}
-    cities = _by_value(tenant, "city")
-    assert cities["Porto"]["active"] and cities["Porto"]["metadata"]["reason"] == NAMED_ERASED
-    assert cities["Lisbon"]["metadata"]["reason"] == REPLACED_ERASED

@@ -374,16 +374,3 @@ def test_a_new_diet_replaces_the_old_diet_and_leaves_a_condition_current():
               _memory("d2", "dietary_restriction", "lactose intolerant")]
     decision = decide(_candidate("dietary_restriction", "vegan"), active)
     assert (decision.action, decision.replaces) == ("supersede", active[:1])
-
-
-def test_a_region_replacing_a_region_beside_a_town_names_the_region_it_replaces_not_the_town():
-    """The town a region is kept beside is not linked to it: its value in the region's reason would outlive
-    the town's erasure (db/erasure.py mends only what replaced the erased memory). The region it replaces is
-    linked: named."""
-    naples, ohio = _memory("m-naples", "hometown", "Naples"), _memory("m-ohio", "hometown", "Ohio")
-    decision = decide(_candidate("hometown", "Italy"), [naples, ohio])
-    assert (decision.action, decision.replaces) == ("supersede", [ohio])
-    assert decision.reason == "hometown 'Italy' replaces the region 'Ohio': the towns stored may lie within it, kept"
-    coexisting = decide(_candidate("hometown", "Italy"), [naples])
-    assert (coexisting.action, coexisting.replaces) == ("coexist", [])
-    assert "Naples" not in coexisting.reason

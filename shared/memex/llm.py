@@ -10,9 +10,8 @@ retried with exponential backoff, or after the server's `Retry-After` when it as
 at all when that is past the time left or an attempt's timeout); a model's refusal is not (asked
 again, it declines alike). The client's own retries are off so that there is one retry policy,
 this one. After the last attempt, or at once on a client error (4xx) or a refusal, `LLMError`.
-What a failure logs and raises names its kind (an exception type or a status code), never the
-endpoint's URL, the model's answer, which quotes the user, or the server's own error message, which some
-servers fill by echoing the prompt (another memory's value, kept in a fallback's reason: supersession_llm.py).
+What a failure logs and raises names its kind (an exception type, a status code and the server's
+own error message), never the endpoint's URL or the model's answer, which quotes the user.
 
 A job can bound the time all its calls take together (`time_budget`): a worker's function has
 a timeout, and a fallback (the rules judge) is only reachable if the LLM gives up before it. An
@@ -182,9 +181,9 @@ class ChatJSON:
             except openai.APIStatusError as exc:
                 if exc.status_code < 500 and exc.status_code != 429:
                     self.outcome.record(exc)
-                    raise LLMError(f"{self.model} refused the request: HTTP {exc.status_code}",
+                    raise LLMError(f"{self.model} refused the request: HTTP {exc.status_code} {_error_message(exc)}",
                                    as_asked=exc.status_code in _REFUSED_AS_ASKED) from exc
-                problem, failure = f"HTTP {exc.status_code}", exc
+                problem, failure = f"HTTP {exc.status_code} {_error_message(exc)}", exc
                 asked_to_wait = _retry_after(exc)
             except ValueError:
                 problem, failure = "unparseable answer" if content else "empty answer", None
@@ -213,6 +212,13 @@ def _retry_after(exc: openai.APIStatusError) -> float:
         return max(0.0, float(exc.response.headers.get("retry-after", "")))
     except ValueError:
         return 0.0
+
+
+def _error_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        return str(body.get("message") or body.get("error") or body)[:300]
+    return str(exc.message)[:300]
 
 
 # ---- lenient parsing (pure) -------------------------------------------------------------------

@@ -481,8 +481,11 @@ def decide(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decis
     towns = _towns_within(candidate, active_same_key)
     if towns:
         regions = [m for m in active_same_key if m not in towns]
-        return Decision("coexist" if not regions else "supersede", region_reason(
-            key, value, ", ".join(repr(m["value"]) for m in regions)), regions)
+        kept = ", ".join(repr(m["value"]) for m in towns)
+        if not regions:
+            return Decision("coexist", f"{key} {value!r} is a region, which {kept} may lie within: both kept")
+        old = ", ".join(repr(m["value"]) for m in regions)
+        return Decision("supersede", f"{key} {value!r} replaces the region {old}; {kept} may lie within it", regions)
     # A participant's keys carry their name first ("melanie_likes"): the kind of fact is the rest.
     if holds_several(candidate.base_key):
         return Decision("coexist", f"{key} holds several values: {value!r} is added")
@@ -494,17 +497,6 @@ def decide(candidate: Candidate, active_same_key: list[dict[str, Any]]) -> Decis
     if candidate.base_key.startswith("opinion_about_"):
         return Decision("supersede", f"the {_whose(candidate)} opinion changed: {value!r} replaces {old}", active_same_key)
     return Decision("supersede", f"{key} holds one value: {value!r} replaces {old}", active_same_key)
-
-
-def region_reason(key: str, value: str, replaced: str) -> str:
-    """Why a region said as the value of an origin key is kept beside the towns stored (`_towns_within`),
-    replacing the regions named in `replaced` (its words, "" for none). The towns are not named: they
-    are not linked to it, and the erasure of one mends only the reasons of what replaced it (db/erasure.py),
-    so their values here would be copies that outlive them."""
-    kept = "the towns stored may lie within it"
-    if not replaced:
-        return f"{key} {value!r} is a region: {kept}, both kept"
-    return f"{key} {value!r} replaces the region {replaced}: {kept}, kept"
 
 
 def ends_with_employer(candidate: Candidate, action: str, turn_candidates: Iterable[Candidate]) -> str | None:

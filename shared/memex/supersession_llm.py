@@ -30,10 +30,6 @@ from memex.supersession import (Decision, RulesJudge, corrected, ending, left_al
 log = logging.getLogger(__name__)
 
 ACTIONS = ("supersede", "coexist", "keep_old", "noop")
-# The words of the reasons this judge writes itself (migration 0060 rewrites older rows to them, db/reasons.py).
-FALLBACK, UNAVAILABLE = "rules fallback, ", "LLM judge unavailable"
-PAST_NOT_REPLACING = "a statement about the past does not replace a current value"
-NOTHING_RELATED, PAST_ALONE = "no related memory", "a statement about the past, and nothing current to compare with"
 
 SYSTEM = """You maintain a user's long-term memory. A NEW memory was just extracted from what the \
 user said; decide how it relates to the user's CURRENT memories listed with it.
@@ -64,8 +60,8 @@ class LLMJudge:
             return alone
         if not related:
             if candidate.historical:
-                return Decision("keep_old", PAST_ALONE)
-            return Decision("coexist", NOTHING_RELATED)
+                return Decision("keep_old", "a statement about the past, and nothing current to compare with")
+            return Decision("coexist", "no related memory")
         ruled = (ending(candidate, [m for m in related if m["key"] == candidate.key])
                  or corrected(candidate, related) or said_together(candidate, related))
         if ruled:
@@ -76,7 +72,7 @@ class LLMJudge:
         try:
             answer = self.chat.ask(SYSTEM, render_prompt(candidate, by_short_id))
         except LLMError as exc:
-            return self._fallback(candidate, related, f"{UNAVAILABLE} ({exc})")
+            return self._fallback(candidate, related, f"LLM judge unavailable ({exc})")
         decision = to_decision(answer, by_short_id, candidate)
         if decision is None:
             # A fixed description, not the answer: the reason is the memory's `metadata.reason`, which clients
@@ -85,12 +81,11 @@ class LLMJudge:
         return decision
 
     def _fallback(self, candidate: Candidate, related: list[dict[str, Any]], why: str) -> Decision:
-        # `why` names the failure's kind (LLMError's message names no endpoint, quotes no answer and holds no
-        # error message of the server's, which may echo the prompt: another memory's value).
+        # `why` names the failure's kind (LLMError's message names no endpoint and quotes no answer).
         log.warning("LLM judge gave no usable answer; the rules judge decides")
         self._metrics.record(LLM_FALLBACKS, purpose="judge")
         decision = self._rules.decide(candidate, related)
-        return Decision(decision.action, f"{FALLBACK}{why[:300]}: {decision.reason}", decision.replaces)
+        return Decision(decision.action, f"rules fallback, {why[:300]}: {decision.reason}", decision.replaces)
 
 
 def render_prompt(candidate: Candidate, by_short_id: dict[str, dict[str, Any]]) -> str:
@@ -115,11 +110,11 @@ def to_decision(answer: Any, by_short_id: dict[str, dict[str, Any]], candidate: 
     # The model's own `reason` is not kept: the memory's `metadata.reason` would hold model text that may
     # quote the user or another memory's value, which that memory's erasure does not reach (it mends only
     # the reasons of what replaced it, db/erasure.py). The prompt still asks for one, as it was measured.
-    reason = verdict_reason(action)
+    reason = f"LLM judge: {action}"
     if action != "supersede":
         return Decision(action, reason)
     if candidate.historical:
-        return Decision("keep_old", f"{PAST_NOT_REPLACING} ({reason})")
+        return Decision("keep_old", f"a statement about the past does not replace a current value ({reason})")
     replaces = []
     raw = answer.get("replaces")
     for ref in raw if isinstance(raw, list) else [raw]:
@@ -131,11 +126,6 @@ def to_decision(answer: Any, by_short_id: dict[str, dict[str, Any]], candidate: 
         # answer, rather than "coexist", which left two current cities; the rules judge decides.
         return None
     return Decision("supersede", reason, replaces)
-
-
-def verdict_reason(action: str) -> str:
-    """The reason of a usable verdict: its action only."""
-    return f"LLM judge: {action}"
 
 
 def _short_id(ref: Any) -> str:

@@ -10,8 +10,7 @@ The rules, in the order they apply:
 - An erased link of a supersession chain closes over the gap: what the erased memory replaced
   is linked to what replaced it, so history stays whole and a memory superseded by one that
   still exists never becomes current again. The reason kept with what replaced the erased memory,
-  which names the value it replaced, says only that this was erased; any other reason of the user's
-  still quoting an erased value (one that no longer replaces it: _forget_named) says only that it named one.
+  which names the value it replaced, says only that this was erased.
 - When nothing that replaced a memory is left, that memory becomes current again (what replaced
   it is no longer known), unless it is a statement about the past, which never becomes current.
 - What an erased semantic memory said is tombstoned by its turn, subject, key and value (a digest
@@ -55,7 +54,6 @@ from memex.supersession import folded_value
 
 REPLACED_ERASED = "what it replaced was erased"
 ENDED_WITH_ERASED = "it ended with a value that was erased"
-NAMED_ERASED = "it named a value that was erased"
 
 
 def value_digest(tenant_id: str, user_id: str, key: str, subject: str, value: str) -> str:
@@ -117,7 +115,6 @@ def memories(conn: psycopg.Connection, tenant_id: str, ids: list[str], *, said_a
     _forget_why_ended(conn, tenant_id, erased)
     _close_chains(conn, tenant_id, erased)
     facts = [r for r in rows if r["memory_type"] == "semantic" and r["key"] and r["value"] is not None]
-    _forget_named(conn, tenant_id, erased, facts)
     # Beside its own message, the tombstone of an erased fact names (with `said_again`) every message of
     # the user's turns that says its value: "I live in Porto." said again in a later turn is one memory,
     # drawn from the first; the second exported and imported (or extracted again) would draw the value
@@ -285,26 +282,6 @@ def _forget_why_ended(conn: psycopg.Connection, tenant_id: str, erased_ids: list
              AND f.tenant_id = x.tenant_id AND f.source_message_id = x.source_message_id
              AND f.memory_type = 'semantic' AND f.metadata->>'ended_by' = x.id AND NOT f.id = ANY(%(ids)s)""",
         {"why": ENDED_WITH_ERASED, "t": tenant_id, "ids": erased_ids},
-    )
-
-
-def _forget_named(conn: psycopg.Connection, tenant_id: str, erased_ids: list[str], facts: list[dict[str, Any]]) -> None:
-    """A surviving memory of the user's whose reason still quotes an erased fact's value as the judges quote
-    values (`'Berlin'`, repr) says only that it named one. The links mend the reasons of what replaced or ended
-    the erased memory (_close_chains, _forget_why_ended), but a reason outlives its link: a value said earlier
-    and received later goes between a memory and the one it replaced (timeline.plan's unlinks), and "'Porto'
-    replaces 'Berlin'" then names a memory Porto no longer replaces. A memory holding that value itself
-    quotes its own."""
-    quoted = sorted({repr(r["value"]) for r in facts})
-    if not quoted:
-        return
-    conn.execute(
-        """UPDATE memories SET metadata = metadata || jsonb_build_object('reason', %(why)s::text)
-           WHERE tenant_id = %(t)s AND user_id = ANY(%(users)s) AND NOT id = ANY(%(ids)s) AND metadata ? 'reason'
-             AND NOT coalesce(value, '') = ANY(%(values)s)
-             AND EXISTS (SELECT FROM unnest(%(quoted)s::text[]) AS q(said) WHERE strpos(metadata->>'reason', q.said) > 0)""",
-        {"why": NAMED_ERASED, "t": tenant_id, "users": sorted({r["user_id"] for r in facts}), "ids": erased_ids,
-         "values": sorted({r["value"] for r in facts}), "quoted": quoted},
     )
 
 

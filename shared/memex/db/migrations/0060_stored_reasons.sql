@@ -1,5 +1,0 @@
--- memex: python memex.db.stored_reasons
--- The reasons (metadata.reason) stored before this version that may hold another memory's words, which that
--- memory's erasure would not reach, rewritten as today's code writes them: an LLM judge's own text (before
--- the verdict was named by its action alone), the towns a region was kept beside, and the server's error
--- message in a rules fallback's reason. User by user under the user's lock (db/stored_reasons.py).
