@@ -155,15 +155,32 @@ def test_a_story_of_the_past_said_later_but_dated_before_the_current_value_leave
     ("I work at Stripe.", "I started at Notion three months ago.", "employer", "Notion"),
     ("I work at Stripe.", "I worked at Google in 2015.", "employer", "Stripe"),
     ("I work at Stripe.", "I left Google in 2019.", "employer", "Stripe"),
+    ("I work at Google.", "I left Google in 2019.", "employer", None),
+    ("My girlfriend is Sam.", "Sam and I split up three months ago.", "partner_name", None),
 ])
 def test_a_statement_of_the_present_replaces_the_current_value_whatever_its_own_time(tenant, first, said, key,
                                                                                     current):
     """What the user says of the present is their present, however long it has held ("since 2019", "three
     months ago", "in March"): only a story of the past, a fact said as over or a parting, stands at its own
-    time behind a value said since (timeline.times)."""
+    time behind a value said since (timeline.times); one that names the current value ends it."""
     tenant.turn(first, timestamp="2026-04-05T09:00:00Z")
     tenant.turn(said, timestamp="2026-04-15T10:00:00Z", session="s2")
-    assert [m["value"] for m in _everything(tenant, key) if m["active"]] == [current]
+    assert [m["value"] for m in _everything(tenant, key) if m["active"]] == ([current] if current else [])
+
+
+def test_a_parting_that_names_a_value_said_since_its_time_ends_it_when_said(tenant):
+    """"I left Google in 2019." said after "I work at Google.": Google, named in April, is over; it ended by
+    the time the parting was said (the history holds no end of it before), and the parting follows it."""
+    tenant.turn("I work at Google as an engineer.", timestamp="2026-04-05T09:00:00Z")
+    tenant.turn("I left Google in 2019.", timestamp="2026-04-15T10:00:00Z", session="s2")
+    google, left = _everything(tenant, "employer")
+    [role, *_] = _everything(tenant, "role")
+    assert (google["active"], google["valid_to"], role["active"], role["valid_to"]) == (
+        False, "2026-04-15T10:00:00Z", False, "2026-04-15T10:00:00Z")
+    assert (left["active"], left["valid_from"], left["valid_to"]) == (False, "2026-04-15T10:00:00Z",
+                                                                      "2026-04-15T10:00:00Z")
+    history = tenant.get(f"/v1/memories/{left['id']}/history").json()["history"]
+    assert [m["id"] for m in history] == [google["id"], left["id"]]
 
 
 def test_a_story_of_the_past_keeps_when_it_was_said_as_its_said_time(tenant):

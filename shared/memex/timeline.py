@@ -18,7 +18,8 @@ past, a fact said as over ("I lived in Rome in 2015.", "I left Google in 2019.")
 ("We got divorced back in 2010."), with a time far back (a year, a month, months or years ago), stands in
 history at that time (db/validity.stands): a partner named as current in 2025 was named after it, so the
 divorce was of an earlier spouse and goes in the history before them, ending nothing current; a city said
-in 2024 stays current. A plan's time, or a birthday's, is not when the fact began.
+in 2024 stays current. A parting that names a value said since ("I left Google in 2019." after "I work at
+Google.") ends it when said (`as_decided`). A plan's time, or a birthday's, is not when the fact began.
 
 Everything here runs under the user's lock (db/locks.py), after the judge has decided.
 """
@@ -84,6 +85,15 @@ def times(candidate: Candidate, said_at: datetime) -> Times:
     if began is None:
         return Times(said_at, said_at, said_at)
     return Times(said_at, began if far and _of_the_past(candidate) else said_at, began)
+
+
+def as_decided(times: Times, decision: Decision) -> Times:
+    """The candidate's `times` once the judge decided: a parting that names a value said since its words' time
+    ("I left Google in 2019." said after "I work at Google.") stands where it was said, ending that value then;
+    the history holds no end of it before."""
+    if decision.action == "end" and any(times.stands_at < validity.stands_at(m) <= times.said for m in decision.replaces):
+        return Times(times.said, times.said, times.began)
+    return times
 
 
 def _of_the_past(candidate: Candidate) -> bool:
