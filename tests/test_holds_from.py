@@ -200,6 +200,26 @@ def test_a_story_of_the_past_keeps_when_it_was_said_as_its_said_time(tenant):
     assert [m["value"] for m in history] == ["Rome", "Paris"]
 
 
+@pytest.mark.parametrize("said", ["I used to live in Rome.", "I lived in Rome last week."])
+def test_a_statement_about_the_past_without_a_far_time_is_found_as_said_when_said(tenant, said):
+    """"I used to live in Rome.", said today after Paris (2024): it stands in the city's history before Paris
+    and holds at no moment, but was said today (`valid_from`): what was said today finds it, and no `as_of`
+    makes it current."""
+    tenant.turn("I live in Paris.", timestamp="2024-01-10T09:00:00Z")
+    tenant.turn(said, timestamp=SAID, session="s2")
+    answer = tenant.post("/v1/search", {"user_id": tenant.user, "query": "what did I tell you today?",
+                                        "reference_time": "2026-03-11T18:00:00Z", "include_inactive": True,
+                                        "filters": {"memory_type": "semantic"}})
+    assert answer.status_code == 200, answer.text
+    assert [r["value"] for r in answer.json()["results"]] == ["Rome"]
+    paris, rome = _everything(tenant, "city")
+    assert (rome["value"], rome["active"], rome["valid_to"]) == ("Rome", False, "2024-01-10T09:00:00Z")
+    history = tenant.get(f"/v1/memories/{paris['id']}/history").json()["history"]
+    assert [m["value"] for m in history] == ["Rome", "Paris"]
+    for at in ("2024-01-10T08:00:00Z", "2024-01-10T09:00:00Z", "2026-03-11T10:00:00Z", "2026-03-12T00:00:00Z"):
+        assert _cities(tenant, at) == ([] if at < "2024-01-10T09" else ["Paris"]), at
+
+
 def test_leaving_last_week_ends_the_job_and_its_title_then(tenant):
     tenant.turn("I work at Stripe as an engineer.", timestamp="2026-01-05T09:00:00Z")
     tenant.turn("I left Stripe last week.", timestamp=SAID, session="s2")

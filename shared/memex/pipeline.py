@@ -855,9 +855,7 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
         "confidence": candidate.confidence,
         "embedding": vector,
         "active": placement.current,
-        # a statement about the past stands, held at no moment, where what was current then began; with a time
-        # of its own, it holds (`holds_from`) there, said when it was said
-        "valid_from": placement.valid_to if decision.action == "keep_old" and not placement.holds_from else times.said,
+        "valid_from": times.said,
         "holds_from": placement.holds_from,
         "valid_to": placement.valid_to,
         "source_turn_id": turn["id"],

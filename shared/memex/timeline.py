@@ -91,7 +91,8 @@ def as_decided(times: Times, decision: Decision) -> Times:
     """The candidate's `times` once the judge decided: a parting that names a value said since its words' time
     ("I left Google in 2019." said after "I work at Google.") stands where it was said, ending that value then;
     the history holds no end of it before."""
-    if decision.action == "end" and any(times.stands_at < validity.stands_at(m) <= times.said for m in decision.replaces):
+    if decision.action == "end" and any(times.stands_at < validity.stands_at(m) <= times.said
+                                        for m in decision.replaces):
         return Times(times.said, times.said, times.began)
     return times
 
@@ -108,12 +109,13 @@ def plan(conn: psycopg.Connection, tenant_id: str, user_id: str, decision: Decis
     """How the candidate's memory, standing in history and holding from its `times`, joins history, given the
     judge's decision."""
     placement = _placed(conn, tenant_id, user_id, decision, candidate, times.stands_at, same_key_active)
-    if times.began >= times.said or placement.already_known or (decision.action == "end" and not placement.ends):
+    if decision.action == "keep_old" and not placement.already_known and placement.valid_to < times.said:
+        # "I used to live in Rome.", "I lived in Rome in 2015.": over before the value current then began,
+        # where it stands in history (holding at no moment), said when it was said
+        placement.holds_from = placement.valid_to
+    if times.began >= times.said or placement.already_known or decision.action == "keep_old" or (
+            decision.action == "end" and not placement.ends):
         return placement  # said as holding then, known, or about the past (which holds at no moment)
-    if decision.action == "keep_old":
-        if times.stands_at < times.said:  # "I lived in Rome in 2015.": over before the value current then
-            placement.holds_from = placement.valid_to
-        return placement
     if placement.after is not None and times.began < placement.after:
         # before what it replaces began: that value was said as holding then, which its words' time does not
         # take back (two values of a key never held at once); it holds from when it was said
