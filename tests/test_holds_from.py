@@ -76,6 +76,44 @@ def test_a_value_said_before_one_dated_earlier_but_arriving_after_it_is_not_curr
     assert [m["value"] for m in history] == ["Berlin", "Lyon", "Paris"]
 
 
+def _times(tenant) -> dict[str, tuple[str, str | None]]:
+    return {m["value"]: (m["valid_from"], m["valid_to"]) for m in _everything(tenant, "city")}
+
+
+def test_erasing_the_value_that_took_a_words_time_back_gives_it_back(tenant):
+    """Lyon, said between Paris's words' time and when Paris was said, took that time back; erasing Lyon's
+    session leaves no trace of it: Paris holds from last week again, Berlin until then."""
+    tenant.turn("I live in Berlin.", timestamp="2026-02-01T09:00:00Z")
+    tenant.turn("I moved to Paris last week.", timestamp=SAID, session="s2")
+    before = _times(tenant)
+    tenant.turn("I live in Lyon.", timestamp="2026-03-10T09:00:00Z", session="s3")
+    assert tenant.delete("/v1/sessions/s3", params={"user_id": tenant.user}).status_code in (200, 204)
+    assert _times(tenant) == before == {"Berlin": ("2026-02-01T09:00:00Z", LAST_WEEK_OVER),
+                                        "Paris": (LAST_WEEK_OVER, None)}
+
+
+def test_erasing_a_value_by_id_gives_back_the_words_time_it_took(tenant):
+    """Erased by id, Lyon goes with its past (Berlin): Paris, the only city left, holds from last week."""
+    tenant.turn("I live in Berlin.", timestamp="2026-02-01T09:00:00Z")
+    tenant.turn("I moved to Paris last week.", timestamp=SAID, session="s2")
+    tenant.turn("I live in Lyon.", timestamp="2026-03-10T09:00:00Z", session="s3")
+    lyon = next(m for m in _everything(tenant, "city") if m["value"] == "Lyon")
+    assert tenant.delete(f"/v1/memories/{lyon['id']}").status_code in (200, 204)
+    assert _times(tenant) == {"Paris": (LAST_WEEK_OVER, None)}
+
+
+def test_a_words_time_taken_back_by_a_value_left_stays_taken_back(tenant):
+    """Marseille, also said after Paris's words' time, is left when Lyon is erased: Paris still holds from when
+    it was said, and Marseille until then."""
+    tenant.turn("I live in Berlin.", timestamp="2026-02-01T09:00:00Z")
+    tenant.turn("I moved to Paris last week.", timestamp=SAID, session="s2")
+    tenant.turn("I live in Lyon.", timestamp="2026-03-10T09:00:00Z", session="s3")
+    tenant.turn("I live in Marseille.", timestamp="2026-03-10T08:00:00Z", session="s4")
+    assert tenant.delete("/v1/sessions/s3", params={"user_id": tenant.user}).status_code in (200, 204)
+    assert _times(tenant) == {"Berlin": ("2026-02-01T09:00:00Z", "2026-03-10T08:00:00Z"),
+                              "Marseille": ("2026-03-10T08:00:00Z", SAID), "Paris": (SAID, None)}
+
+
 def test_a_period_asked_with_a_filter_reads_what_was_said_in_it(tenant):
     """A question that asks only what was said in a period, with a filter (retrieval/period.py): a fact
     said in it that began before it is found by when it was said."""

@@ -43,9 +43,33 @@ def end(conn: psycopg.Connection, tenant_id: str, memory_id: str, valid_to: date
     )
 
 
+# The metadata key that keeps the time a memory's words said it began while a value said before it holds then
+# (held_from_said): erasing that value gives the time back (own_times_back).
+OWN_TIME = "own_time"
+
+
 def held_from_said(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> None:
-    """The memory holds from when it was said, not from the earlier time its words said (timeline.py)."""
-    conn.execute("UPDATE memories SET holds_from = NULL WHERE tenant_id = %s AND id = %s", (tenant_id, memory_id))
+    """The memory holds from when it was said, not from the earlier time its words said (timeline.py), which
+    it keeps (`OWN_TIME`)."""
+    conn.execute(
+        """UPDATE memories SET holds_from = NULL, metadata = metadata || jsonb_build_object(%s::text, holds_from)
+           WHERE tenant_id = %s AND id = %s AND holds_from IS NOT NULL""",
+        (OWN_TIME, tenant_id, memory_id),
+    )
+
+
+def own_times_back(conn: psycopg.Connection, tenant_id: str, ids: list[str], erased_ids: list[str]) -> None:
+    """These memories hold again from the time their words said (`OWN_TIME`) when no memory they replace, but
+    the erased ones, stands after it: the value said before it that took it back is gone (db/erasure.py)."""
+    conn.execute(
+        f"""UPDATE memories m SET holds_from = (m.metadata->>%(k)s)::timestamptz, metadata = m.metadata - %(k)s
+            WHERE m.tenant_id = %(t)s AND m.id = ANY(%(ids)s) AND m.metadata ? %(k)s
+              AND NOT EXISTS (SELECT 1 FROM memory_links l
+                              JOIN memories o ON o.tenant_id = l.tenant_id AND o.id = l.replaced_id
+                              WHERE l.tenant_id = m.tenant_id AND l.memory_id = m.id AND NOT o.id = ANY(%(erased)s)
+                                AND {validity.stands("o")} > (m.metadata->>%(k)s)::timestamptz)""",
+        {"k": OWN_TIME, "t": tenant_id, "ids": ids, "erased": erased_ids},
+    )
 
 
 def held_with(conn: psycopg.Connection, tenant_id: str, ids: list[str], key: str) -> list[dict[str, Any]]:
