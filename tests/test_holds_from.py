@@ -258,6 +258,21 @@ def test_a_statement_about_the_past_without_a_far_time_is_found_as_said_when_sai
         assert _cities(tenant, at) == ([] if at < "2024-01-10T09" else ["Paris"]), at
 
 
+def test_the_first_value_and_the_one_before_are_read_in_the_order_history_lists(tenant):
+    """"I lived in Rome in 2015.", said after Berlin (2024) and Paris (2025), is the first city the memory's
+    history lists: "the first city" and "before Berlin" answer Rome (retrieval/chains.py), not Berlin."""
+    tenant.turn("I live in Berlin.", timestamp="2024-01-01T09:00:00Z")
+    tenant.turn("I moved to Paris.", timestamp="2025-01-01T09:00:00Z", session="s2")
+    tenant.turn("I lived in Rome in 2015.", timestamp=SAID, session="s3")
+    [paris] = [m for m in _everything(tenant, "city") if m["active"]]
+    history = tenant.get(f"/v1/memories/{paris['id']}/history").json()["history"]
+    assert [m["value"] for m in history] == ["Rome", "Berlin", "Paris"]
+    first = tenant.search("What was the first city I lived in?", top_k=5)[0]
+    assert (first["value"], first["score_parts"].get("chain")) == ("Rome", "first")
+    before = tenant.search("Where did I live before Berlin?", top_k=5)[0]
+    assert (before["value"], before["score_parts"].get("chain")) == ("Rome", "before")
+
+
 def test_leaving_last_week_ends_the_job_and_its_title_then(tenant):
     tenant.turn("I work at Stripe as an engineer.", timestamp="2026-01-05T09:00:00Z")
     tenant.turn("I left Stripe last week.", timestamp=SAID, session="s2")

@@ -513,6 +513,8 @@ def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, tex
     (retrieval/chains.py): those whose value holds one of `texts` or is held in one (lower-cased; the
     caller checks the word boundaries), those under a key one of whose words begins with the stem of
     one of `words` (as send_asked reads them; `by_key`), and the facts the former replaced directly.
+    Oldest first, by where each stands in its key's history (validity.stands, `stands`: "I lived in Rome in
+    2015." said today comes before the Berlin said in 2024), as the memory's history lists them.
     Each with the ids of the facts it replaced directly (`replaced`), whether a later fact replaced it
     (`followed`), its decision (`end` for "The user used to work at Canva.") and what scoring and
     scoping need of it. With `as_of`, those said by then, and followed as they stood then (validity.py).
@@ -552,7 +554,8 @@ def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, tex
                 SELECT l.replaced_id FROM memory_links l
                 WHERE l.tenant_id = %(t)s AND l.memory_id = ANY (ARRAY(SELECT id FROM named))
             )
-            SELECT o.id, o.key, o.value, o.content, o.valid_from, o.valid_to, o.importance, o.agent_id,
+            SELECT o.id, o.key, o.value, o.content, o.valid_from, {validity.stands("o")} AS stands, o.valid_to,
+                   o.importance, o.agent_id,
                    o.session_id, o.subject, o.memory_type, o.metadata, o.metadata->>'decision' AS decision,
                    coalesce((SELECT array_agg(l.replaced_id ORDER BY l.replaced_id) FROM memory_links l
                              WHERE l.tenant_id = o.tenant_id AND l.memory_id = o.id), '{{}}') AS replaced,
@@ -562,7 +565,7 @@ def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, tex
                      AS followed, {_by_key(words)} AS by_key
             FROM memories o
             WHERE {fact} AND o.id = ANY (ARRAY(SELECT id FROM chosen))
-            ORDER BY o.valid_from, o.content, o.id""",
+            ORDER BY stands, o.content, o.id""",
         {"t": tenant_id, "u": user_id, "texts": [text.lower() for text in texts], "words": _key_query(words),
          "at": as_of},
     )
