@@ -273,6 +273,32 @@ def test_the_first_value_and_the_one_before_are_read_in_the_order_history_lists(
     assert (before["value"], before["score_parts"].get("chain")) == ("Rome", "before")
 
 
+def test_where_a_memory_stands_and_began_reads_the_same_in_python_as_in_sql(ctx, tenant):
+    """validity.stands_at/began_at (the pipeline's, on rows in hand) and validity.stands/began (the reads'
+    SQL) agree on every shape a fact's times take: said as holding, replaced, with its own time, its own time
+    taken back, a story of the past with a far time and without, a parting."""
+    from memex.db import validity
+
+    tenant.turn("I live in Berlin.", timestamp="2026-02-01T09:00:00Z")
+    tenant.turn("I moved to Paris last week.", timestamp=SAID, session="s2")
+    tenant.turn("I live in Lyon.", timestamp="2026-03-10T09:00:00Z", session="s3")
+    tenant.turn("I lived in Rome in 2015.", timestamp=SAID, session="s4")
+    tenant.turn("I used to live in Madrid.", timestamp=SAID, session="s5")
+    tenant.turn("I work at Google as an engineer.", timestamp="2026-01-05T09:00:00Z", session="s6")
+    tenant.turn("I left Google last week.", timestamp=SAID, session="s7")
+    tenant.turn("I adopted a cat yesterday.", timestamp=SAID, session="s8")
+    rows = ctx.db.connection().execute(
+        f"""SELECT m.value, m.valid_from, m.holds_from, m.valid_to, {validity.stands("m")} AS stands,
+                   {validity.began("m")} AS began
+            FROM memories m WHERE m.tenant_id = %s AND m.user_id = %s AND m.memory_type = 'semantic'""",
+        (tenant.id, tenant.user)).fetchall()
+    shapes = {(r["holds_from"] is not None, r["valid_to"] is not None and r["valid_to"] <= r["valid_from"])
+              for r in rows}
+    assert shapes == {(False, False), (True, False), (True, True), (False, True)}, rows
+    assert [(r["value"], validity.stands_at(r), validity.moment(validity.began_at(r))) for r in rows] == [
+        (r["value"], r["stands"], r["began"]) for r in rows]
+
+
 def test_leaving_last_week_ends_the_job_and_its_title_then(tenant):
     tenant.turn("I work at Stripe as an engineer.", timestamp="2026-01-05T09:00:00Z")
     tenant.turn("I left Stripe last week.", timestamp=SAID, session="s2")
