@@ -124,9 +124,10 @@ def test_a_question_that_asks_nothing_of_a_chain_s_order(question, asks):
 
 
 # The statement history.send_chain_facts sent before migration 0052, which tested each of the user's
-# facts: what the one read through indexes must return, row for row.
+# facts (with where each stands in its key's history, as it orders them since): what the one read through
+# indexes must return, row for row.
 _EACH_FACT = """WITH facts AS (
-        SELECT o.tenant_id, o.id, o.key, o.value, o.content, o.valid_from, o.valid_to, o.importance,
+        SELECT o.tenant_id, o.id, o.key, o.value, o.content, o.valid_from, o.holds_from, o.valid_to, o.importance,
                o.agent_id, o.session_id, o.subject, o.memory_type, o.metadata FROM memories o
         WHERE o.tenant_id = %(t)s AND o.user_id = %(u)s AND o.memory_type = 'semantic'
           AND o.value IS NOT NULL AND (%(at)s::timestamptz IS NULL OR o.valid_from <= %(at)s)
@@ -135,7 +136,9 @@ _EACH_FACT = """WITH facts AS (
         SELECT f.id FROM facts f, unnest(%(texts)s::text[]) x(text)
         WHERE strpos(lower(f.value), x.text) > 0 OR strpos(x.text, lower(f.value)) > 0
     )
-    SELECT f.id, f.key, f.value, f.content, f.valid_from, f.valid_to, f.importance, f.agent_id,
+    SELECT f.id, f.key, f.value, f.content, f.valid_from,
+           CASE WHEN f.valid_to <= f.valid_from THEN coalesce(f.holds_from, f.valid_from) ELSE f.valid_from END
+             AS stands, f.valid_to, f.importance, f.agent_id,
            f.session_id, f.subject, f.memory_type, f.metadata, f.metadata->>'decision' AS decision,
            coalesce((SELECT array_agg(l.replaced_id ORDER BY l.replaced_id) FROM memory_links l
                      WHERE l.tenant_id = f.tenant_id AND l.memory_id = f.id), '{}') AS replaced,
@@ -149,7 +152,7 @@ _EACH_FACT = """WITH facts AS (
        OR %(words)s <> '' AND f.key IS NOT NULL AND to_tsvector('english', memex_text(replace(f.key, '_', ' ')))
           @@ to_tsquery('english', %(words)s)
        OR f.id IN (SELECT l.replaced_id FROM memory_links l JOIN named n ON l.memory_id = n.id WHERE l.tenant_id = %(t)s)
-    ORDER BY f.valid_from, f.content, f.id"""
+    ORDER BY stands, f.content, f.id"""
 
 # Values whose parts meet one another often: a random text over these letters holds some and is held in others.
 _LETTERS = "abAB .é'%_\\"

@@ -76,6 +76,44 @@ def test_a_value_said_before_one_dated_earlier_but_arriving_after_it_is_not_curr
     assert [m["value"] for m in history] == ["Berlin", "Lyon", "Paris"]
 
 
+def _times(tenant) -> dict[str, tuple[str, str | None]]:
+    return {m["value"]: (m["valid_from"], m["valid_to"]) for m in _everything(tenant, "city")}
+
+
+def test_erasing_the_value_that_took_a_words_time_back_gives_it_back(tenant):
+    """Lyon, said between Paris's words' time and when Paris was said, took that time back; erasing Lyon's
+    session leaves no trace of it: Paris holds from last week again, Berlin until then."""
+    tenant.turn("I live in Berlin.", timestamp="2026-02-01T09:00:00Z")
+    tenant.turn("I moved to Paris last week.", timestamp=SAID, session="s2")
+    before = _times(tenant)
+    tenant.turn("I live in Lyon.", timestamp="2026-03-10T09:00:00Z", session="s3")
+    assert tenant.delete("/v1/sessions/s3", params={"user_id": tenant.user}).status_code in (200, 204)
+    assert _times(tenant) == before == {"Berlin": ("2026-02-01T09:00:00Z", LAST_WEEK_OVER),
+                                        "Paris": (LAST_WEEK_OVER, None)}
+
+
+def test_erasing_a_value_by_id_gives_back_the_words_time_it_took(tenant):
+    """Erased by id, Lyon goes with its past (Berlin): Paris, the only city left, holds from last week."""
+    tenant.turn("I live in Berlin.", timestamp="2026-02-01T09:00:00Z")
+    tenant.turn("I moved to Paris last week.", timestamp=SAID, session="s2")
+    tenant.turn("I live in Lyon.", timestamp="2026-03-10T09:00:00Z", session="s3")
+    lyon = next(m for m in _everything(tenant, "city") if m["value"] == "Lyon")
+    assert tenant.delete(f"/v1/memories/{lyon['id']}").status_code in (200, 204)
+    assert _times(tenant) == {"Paris": (LAST_WEEK_OVER, None)}
+
+
+def test_a_words_time_taken_back_by_a_value_left_stays_taken_back(tenant):
+    """Marseille, also said after Paris's words' time, is left when Lyon is erased: Paris still holds from when
+    it was said, and Marseille until then."""
+    tenant.turn("I live in Berlin.", timestamp="2026-02-01T09:00:00Z")
+    tenant.turn("I moved to Paris last week.", timestamp=SAID, session="s2")
+    tenant.turn("I live in Lyon.", timestamp="2026-03-10T09:00:00Z", session="s3")
+    tenant.turn("I live in Marseille.", timestamp="2026-03-10T08:00:00Z", session="s4")
+    assert tenant.delete("/v1/sessions/s3", params={"user_id": tenant.user}).status_code in (200, 204)
+    assert _times(tenant) == {"Berlin": ("2026-02-01T09:00:00Z", "2026-03-10T08:00:00Z"),
+                              "Marseille": ("2026-03-10T08:00:00Z", SAID), "Paris": (SAID, None)}
+
+
 def test_a_period_asked_with_a_filter_reads_what_was_said_in_it(tenant):
     """A question that asks only what was said in a period, with a filter (retrieval/period.py): a fact
     said in it that began before it is found by when it was said."""
@@ -155,15 +193,32 @@ def test_a_story_of_the_past_said_later_but_dated_before_the_current_value_leave
     ("I work at Stripe.", "I started at Notion three months ago.", "employer", "Notion"),
     ("I work at Stripe.", "I worked at Google in 2015.", "employer", "Stripe"),
     ("I work at Stripe.", "I left Google in 2019.", "employer", "Stripe"),
+    ("I work at Google.", "I left Google in 2019.", "employer", None),
+    ("My girlfriend is Sam.", "Sam and I split up three months ago.", "partner_name", None),
 ])
 def test_a_statement_of_the_present_replaces_the_current_value_whatever_its_own_time(tenant, first, said, key,
                                                                                     current):
     """What the user says of the present is their present, however long it has held ("since 2019", "three
     months ago", "in March"): only a story of the past, a fact said as over or a parting, stands at its own
-    time behind a value said since (timeline.times)."""
+    time behind a value said since (timeline.times); one that names the current value ends it."""
     tenant.turn(first, timestamp="2026-04-05T09:00:00Z")
     tenant.turn(said, timestamp="2026-04-15T10:00:00Z", session="s2")
-    assert [m["value"] for m in _everything(tenant, key) if m["active"]] == [current]
+    assert [m["value"] for m in _everything(tenant, key) if m["active"]] == ([current] if current else [])
+
+
+def test_a_parting_that_names_a_value_said_since_its_time_ends_it_when_said(tenant):
+    """"I left Google in 2019." said after "I work at Google.": Google, named in April, is over; it ended by
+    the time the parting was said (the history holds no end of it before), and the parting follows it."""
+    tenant.turn("I work at Google as an engineer.", timestamp="2026-04-05T09:00:00Z")
+    tenant.turn("I left Google in 2019.", timestamp="2026-04-15T10:00:00Z", session="s2")
+    google, left = _everything(tenant, "employer")
+    [role, *_] = _everything(tenant, "role")
+    assert (google["active"], google["valid_to"], role["active"], role["valid_to"]) == (
+        False, "2026-04-15T10:00:00Z", False, "2026-04-15T10:00:00Z")
+    assert (left["active"], left["valid_from"], left["valid_to"]) == (False, "2026-04-15T10:00:00Z",
+                                                                      "2026-04-15T10:00:00Z")
+    history = tenant.get(f"/v1/memories/{left['id']}/history").json()["history"]
+    assert [m["id"] for m in history] == [google["id"], left["id"]]
 
 
 def test_a_story_of_the_past_keeps_when_it_was_said_as_its_said_time(tenant):
@@ -181,6 +236,67 @@ def test_a_story_of_the_past_keeps_when_it_was_said_as_its_said_time(tenant):
     assert (rome["value"], rome["active"], rome["valid_from"]) == ("Rome", False, "2016-01-01T00:00:00Z")
     history = tenant.get(f"/v1/memories/{paris['id']}/history").json()["history"]
     assert [m["value"] for m in history] == ["Rome", "Paris"]
+
+
+@pytest.mark.parametrize("said", ["I used to live in Rome.", "I lived in Rome last week."])
+def test_a_statement_about_the_past_without_a_far_time_is_found_as_said_when_said(tenant, said):
+    """"I used to live in Rome.", said today after Paris (2024): it stands in the city's history before Paris
+    and holds at no moment, but was said today (`valid_from`): what was said today finds it, and no `as_of`
+    makes it current."""
+    tenant.turn("I live in Paris.", timestamp="2024-01-10T09:00:00Z")
+    tenant.turn(said, timestamp=SAID, session="s2")
+    answer = tenant.post("/v1/search", {"user_id": tenant.user, "query": "what did I tell you today?",
+                                        "reference_time": "2026-03-11T18:00:00Z", "include_inactive": True,
+                                        "filters": {"memory_type": "semantic"}})
+    assert answer.status_code == 200, answer.text
+    assert [r["value"] for r in answer.json()["results"]] == ["Rome"]
+    paris, rome = _everything(tenant, "city")
+    assert (rome["value"], rome["active"], rome["valid_to"]) == ("Rome", False, "2024-01-10T09:00:00Z")
+    history = tenant.get(f"/v1/memories/{paris['id']}/history").json()["history"]
+    assert [m["value"] for m in history] == ["Rome", "Paris"]
+    for at in ("2024-01-10T08:00:00Z", "2024-01-10T09:00:00Z", "2026-03-11T10:00:00Z", "2026-03-12T00:00:00Z"):
+        assert _cities(tenant, at) == ([] if at < "2024-01-10T09" else ["Paris"]), at
+
+
+def test_the_first_value_and_the_one_before_are_read_in_the_order_history_lists(tenant):
+    """"I lived in Rome in 2015.", said after Berlin (2024) and Paris (2025), is the first city the memory's
+    history lists: "the first city" and "before Berlin" answer Rome (retrieval/chains.py), not Berlin."""
+    tenant.turn("I live in Berlin.", timestamp="2024-01-01T09:00:00Z")
+    tenant.turn("I moved to Paris.", timestamp="2025-01-01T09:00:00Z", session="s2")
+    tenant.turn("I lived in Rome in 2015.", timestamp=SAID, session="s3")
+    [paris] = [m for m in _everything(tenant, "city") if m["active"]]
+    history = tenant.get(f"/v1/memories/{paris['id']}/history").json()["history"]
+    assert [m["value"] for m in history] == ["Rome", "Berlin", "Paris"]
+    first = tenant.search("What was the first city I lived in?", top_k=5)[0]
+    assert (first["value"], first["score_parts"].get("chain")) == ("Rome", "first")
+    before = tenant.search("Where did I live before Berlin?", top_k=5)[0]
+    assert (before["value"], before["score_parts"].get("chain")) == ("Rome", "before")
+
+
+def test_where_a_memory_stands_and_began_reads_the_same_in_python_as_in_sql(ctx, tenant):
+    """validity.stands_at/began_at (the pipeline's, on rows in hand) and validity.stands/began (the reads'
+    SQL) agree on every shape a fact's times take: said as holding, replaced, with its own time, its own time
+    taken back, a story of the past with a far time and without, a parting."""
+    from memex.db import validity
+
+    tenant.turn("I live in Berlin.", timestamp="2026-02-01T09:00:00Z")
+    tenant.turn("I moved to Paris last week.", timestamp=SAID, session="s2")
+    tenant.turn("I live in Lyon.", timestamp="2026-03-10T09:00:00Z", session="s3")
+    tenant.turn("I lived in Rome in 2015.", timestamp=SAID, session="s4")
+    tenant.turn("I used to live in Madrid.", timestamp=SAID, session="s5")
+    tenant.turn("I work at Google as an engineer.", timestamp="2026-01-05T09:00:00Z", session="s6")
+    tenant.turn("I left Google last week.", timestamp=SAID, session="s7")
+    tenant.turn("I adopted a cat yesterday.", timestamp=SAID, session="s8")
+    rows = ctx.db.connection().execute(
+        f"""SELECT m.value, m.valid_from, m.holds_from, m.valid_to, {validity.stands("m")} AS stands,
+                   {validity.began("m")} AS began
+            FROM memories m WHERE m.tenant_id = %s AND m.user_id = %s AND m.memory_type = 'semantic'""",
+        (tenant.id, tenant.user)).fetchall()
+    shapes = {(r["holds_from"] is not None, r["valid_to"] is not None and r["valid_to"] <= r["valid_from"])
+              for r in rows}
+    assert shapes == {(False, False), (True, False), (True, True), (False, True)}, rows
+    assert [(r["value"], validity.stands_at(r), validity.moment(validity.began_at(r))) for r in rows] == [
+        (r["value"], r["stands"], r["began"]) for r in rows]
 
 
 def test_leaving_last_week_ends_the_job_and_its_title_then(tenant):

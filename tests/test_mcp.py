@@ -798,6 +798,19 @@ def test_an_answer_that_does_not_fit_its_shape_is_an_internal_error_not_a_wrong_
         "Error executing tool count_memories"), said
 
 
+def test_an_answer_not_even_an_object_is_an_internal_error_too(mcp_url, tenant, monkeypatch):
+    """An answer that fails its shape as a whole (its error has no field to name) is logged and told the same."""
+    from memex import sessions
+
+    monkeypatch.setattr(sessions, "of_user", lambda *args, **kwargs: "a secret of the user's")
+
+    async def body(client):
+        return await refused(client, "list_sessions", user_id="alice")
+
+    said = session(mcp_url, tenant.key, body)
+    assert said.endswith("internal error") and "secret" not in said, said
+
+
 def test_a_turn_sent_again_after_its_erasure_is_a_tool_error_naming_it(mcp_url, tenant):
     """An agent's retry of add_turn with the key of a turn its user erased since (delete_session) stores
     nothing and is told so, by the code REST answers 409 with."""

@@ -821,6 +821,7 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
     # A time the statement gives ("we broke up in May") is read in the user's days; one said without
     # any needs no read of the user's zone.
     times = timeline.times(candidate, _said_in_zone(conn, turn) if candidate.happened else turn["occurred_at"])
+    times = timeline.as_decided(times, decision)
     same_key = [m for m in related if m["key"] == candidate.key]
     later = [m for m in same_key if timeline.stands_after(m, times.stands_at)]
     if decision.action == "keep_old" and not candidate.historical and later:
@@ -859,9 +860,7 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
         "confidence": candidate.confidence,
         "embedding": vector,
         "active": placement.current,
-        # a statement about the past stands, held at no moment, where what was current then began; with a time
-        # of its own, it holds (`holds_from`) there, said when it was said
-        "valid_from": placement.valid_to if decision.action == "keep_old" and not placement.holds_from else times.said,
+        "valid_from": times.said,
         "holds_from": placement.holds_from,
         "valid_to": placement.valid_to,
         "source_turn_id": turn["id"],

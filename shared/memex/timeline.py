@@ -18,7 +18,8 @@ past, a fact said as over ("I lived in Rome in 2015.", "I left Google in 2019.")
 ("We got divorced back in 2010."), with a time far back (a year, a month, months or years ago), stands in
 history at that time (db/validity.stands): a partner named as current in 2025 was named after it, so the
 divorce was of an earlier spouse and goes in the history before them, ending nothing current; a city said
-in 2024 stays current. A plan's time, or a birthday's, is not when the fact began.
+in 2024 stays current. A parting that names a value said since ("I left Google in 2019." after "I work at
+Google.") ends it when said (`as_decided`). A plan's time, or a birthday's, is not when the fact began.
 
 Everything here runs under the user's lock (db/locks.py), after the judge has decided.
 """
@@ -86,6 +87,16 @@ def times(candidate: Candidate, said_at: datetime) -> Times:
     return Times(said_at, began if far and _of_the_past(candidate) else said_at, began)
 
 
+def as_decided(times: Times, decision: Decision) -> Times:
+    """The candidate's `times` once the judge decided: a parting that names a value said since its words' time
+    ("I left Google in 2019." said after "I work at Google.") stands where it was said, ending that value then;
+    the history holds no end of it before."""
+    if decision.action == "end" and any(times.stands_at < validity.stands_at(m) <= times.said
+                                        for m in decision.replaces):
+        return Times(times.said, times.said, times.began)
+    return times
+
+
 def _of_the_past(candidate: Candidate) -> bool:
     """A fact said as over ("I lived in Rome in 2015.", "I left Google in 2019.") or a partnership's end
     ("We got divorced back in 2010.", "We broke up in 2019."): a story of the past, which does not take the
@@ -98,12 +109,13 @@ def plan(conn: psycopg.Connection, tenant_id: str, user_id: str, decision: Decis
     """How the candidate's memory, standing in history and holding from its `times`, joins history, given the
     judge's decision."""
     placement = _placed(conn, tenant_id, user_id, decision, candidate, times.stands_at, same_key_active)
-    if times.began >= times.said or placement.already_known or (decision.action == "end" and not placement.ends):
+    if decision.action == "keep_old" and not placement.already_known and placement.valid_to < times.said:
+        # "I used to live in Rome.", "I lived in Rome in 2015.": over before the value current then began,
+        # where it stands in history (holding at no moment), said when it was said
+        placement.holds_from = placement.valid_to
+    if times.began >= times.said or placement.already_known or decision.action == "keep_old" or (
+            decision.action == "end" and not placement.ends):
         return placement  # said as holding then, known, or about the past (which holds at no moment)
-    if decision.action == "keep_old":
-        if times.stands_at < times.said:  # "I lived in Rome in 2015.": over before the value current then
-            placement.holds_from = placement.valid_to
-        return placement
     if placement.after is not None and times.began < placement.after:
         # before what it replaces began: that value was said as holding then, which its words' time does not
         # take back (two values of a key never held at once); it holds from when it was said

@@ -195,8 +195,8 @@ def _answering(fn: Callable[..., dict[str, Any]], answer: type[BaseModel]) -> Ca
         except ValidationError as exc:
             # memex's own answer does not fit its shape: no wrong argument, which a ValidationError the tool
             # raises is taken for (_MemexTool.run), and none of its values (a user's words) in the log
-            logger.error("a tool's answer does not fit its shape",
-                         extra={"tool": fn.__name__, "fields": sorted({str(e["loc"][0]) for e in exc.errors()})})
+            fields = sorted({str(e["loc"][0]) for e in exc.errors() if e["loc"]})  # none: the answer as a whole
+            logger.error("a tool's answer does not fit its shape", extra={"tool": fn.__name__, "fields": fields})
             raise ToolError("internal error") from None
         # The text beside it, for clients that read only text: most hand it to the model, so
         # compact (the SDK's indent=2 made a search's 27% more tokens).

@@ -10,7 +10,8 @@ The rules, in the order they apply:
 - An erased link of a supersession chain closes over the gap: what the erased memory replaced
   is linked to what replaced it, so history stays whole and a memory superseded by one that
   still exists never becomes current again. The reason kept with what replaced the erased memory,
-  which names the value it replaced, says only that this was erased.
+  which names the value it replaced, says only that this was erased. What replaced it holds again from
+  the time its words said, when the erased memory took that back (history.own_times_back).
 - When nothing that replaced a memory is left, that memory becomes current again (what replaced
   it is no longer known), unless it is a statement about the past, which never becomes current.
 - What an erased semantic memory said is tombstoned by its turn, subject, key and value (a digest
@@ -309,10 +310,15 @@ def _close_chains(conn: psycopg.Connection, tenant_id: str, erased_ids: list[str
            WHERE tenant_id = %s AND id = ANY(%s) AND metadata ? 'reason'""",
         (REPLACED_ERASED, tenant_id, replaced_erased),
     )
-    for older in [m for m in newer_of if m not in erased and newer_of[m] & erased]:
-        successors = survivors(older, set())
+    closed = {older: survivors(older, set()) for older in newer_of if older not in erased and newer_of[older] & erased}
+    for older, successors in closed.items():
         for newer in successors:
             history_rows.link(conn, tenant_id, newer, older)
+    # A value said later whose words' time an erased one took back ("I moved to Paris last week." after a
+    # late "I live in Lyon.", said in between) holds from that time again, before what it replaced ends then.
+    if replaced_erased:
+        history_rows.own_times_back(conn, tenant_id, replaced_erased, erased_ids)
+    for older, successors in closed.items():
         if successors:
             conn.execute(
                 f"""UPDATE memories SET valid_to = (SELECT min({validity.began("s")}) FROM memories s

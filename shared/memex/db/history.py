@@ -43,9 +43,33 @@ def end(conn: psycopg.Connection, tenant_id: str, memory_id: str, valid_to: date
     )
 
 
+# The metadata key that keeps the time a memory's words said it began while a value said before it holds then
+# (held_from_said): erasing that value gives the time back (own_times_back).
+OWN_TIME = "own_time"
+
+
 def held_from_said(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> None:
-    """The memory holds from when it was said, not from the earlier time its words said (timeline.py)."""
-    conn.execute("UPDATE memories SET holds_from = NULL WHERE tenant_id = %s AND id = %s", (tenant_id, memory_id))
+    """The memory holds from when it was said, not from the earlier time its words said (timeline.py), which
+    it keeps (`OWN_TIME`)."""
+    conn.execute(
+        """UPDATE memories SET holds_from = NULL, metadata = metadata || jsonb_build_object(%s::text, holds_from)
+           WHERE tenant_id = %s AND id = %s AND holds_from IS NOT NULL""",
+        (OWN_TIME, tenant_id, memory_id),
+    )
+
+
+def own_times_back(conn: psycopg.Connection, tenant_id: str, ids: list[str], erased_ids: list[str]) -> None:
+    """These memories hold again from the time their words said (`OWN_TIME`) when no memory they replace, but
+    the erased ones, stands after it: the value said before it that took it back is gone (db/erasure.py)."""
+    conn.execute(
+        f"""UPDATE memories m SET holds_from = (m.metadata->>%(k)s)::timestamptz, metadata = m.metadata - %(k)s
+            WHERE m.tenant_id = %(t)s AND m.id = ANY(%(ids)s) AND m.metadata ? %(k)s
+              AND NOT EXISTS (SELECT 1 FROM memory_links l
+                              JOIN memories o ON o.tenant_id = l.tenant_id AND o.id = l.replaced_id
+                              WHERE l.tenant_id = m.tenant_id AND l.memory_id = m.id AND NOT o.id = ANY(%(erased)s)
+                                AND {validity.stands("o")} > (m.metadata->>%(k)s)::timestamptz)""",
+        {"k": OWN_TIME, "t": tenant_id, "ids": ids, "erased": erased_ids},
+    )
 
 
 def held_with(conn: psycopg.Connection, tenant_id: str, ids: list[str], key: str) -> list[dict[str, Any]]:
@@ -489,6 +513,8 @@ def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, tex
     (retrieval/chains.py): those whose value holds one of `texts` or is held in one (lower-cased; the
     caller checks the word boundaries), those under a key one of whose words begins with the stem of
     one of `words` (as send_asked reads them; `by_key`), and the facts the former replaced directly.
+    Oldest first, by where each stands in its key's history (validity.stands, `stands`: "I lived in Rome in
+    2015." said today comes before the Berlin said in 2024), as the memory's history lists them.
     Each with the ids of the facts it replaced directly (`replaced`), whether a later fact replaced it
     (`followed`), its decision (`end` for "The user used to work at Canva.") and what scoring and
     scoping need of it. With `as_of`, those said by then, and followed as they stood then (validity.py).
@@ -528,7 +554,8 @@ def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, tex
                 SELECT l.replaced_id FROM memory_links l
                 WHERE l.tenant_id = %(t)s AND l.memory_id = ANY (ARRAY(SELECT id FROM named))
             )
-            SELECT o.id, o.key, o.value, o.content, o.valid_from, o.valid_to, o.importance, o.agent_id,
+            SELECT o.id, o.key, o.value, o.content, o.valid_from, {validity.stands("o")} AS stands, o.valid_to,
+                   o.importance, o.agent_id,
                    o.session_id, o.subject, o.memory_type, o.metadata, o.metadata->>'decision' AS decision,
                    coalesce((SELECT array_agg(l.replaced_id ORDER BY l.replaced_id) FROM memory_links l
                              WHERE l.tenant_id = o.tenant_id AND l.memory_id = o.id), '{{}}') AS replaced,
@@ -538,7 +565,7 @@ def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, tex
                      AS followed, {_by_key(words)} AS by_key
             FROM memories o
             WHERE {fact} AND o.id = ANY (ARRAY(SELECT id FROM chosen))
-            ORDER BY o.valid_from, o.content, o.id""",
+            ORDER BY stands, o.content, o.id""",
         {"t": tenant_id, "u": user_id, "texts": [text.lower() for text in texts], "words": _key_query(words),
          "at": as_of},
     )

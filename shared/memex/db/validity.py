@@ -4,8 +4,8 @@ at a time (a search's or recall's `as_of`), those valid then. A memory holds fro
 last week"; else its `valid_from`) until its `valid_to`, which what replaced or ended it wrote
 (timeline.py: when what replaced it began to hold, the time an event happened when it said one), so a fact
 superseded after that time held then, and one said after it did not exist yet. A statement about
-the past (`valid_from` = `valid_to`: "I used to be a nurse") never holds at a moment; an erased
-memory has no row left, so no time brings it back."""
+the past ("I used to be a nurse": `holds_from` = `valid_to`, before its `valid_from`) never holds at a
+moment; an erased memory has no row left, so no time brings it back."""
 
 from __future__ import annotations
 
