@@ -142,12 +142,13 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[ImportedT
     places = [i for i in places if i not in mine]
     # A line naming another user's turn (an export given to this user) is stored under an id of its own, that one
     # being theirs, keeping what an erasure keeps of it (a digest salted with this user, no id of theirs): this
-    # user's erasure of it then holds back the line again.
+    # user's erasure of it then holds back the line again. Not the digests the line carries: salted with the user
+    # whose turn it was, this user's erasure would keep them, and hold back that user's restore of their own turn.
     moved = [i for i in places if turns[i].turn_id and owner[turns[i].turn_id] != turns[i].user_id]
     moved_from = dict(zip(moved, turn_rows.digests(conn, tenant_id, [(turns[i].user_id, turns[i].turn_id)
                                                                      for i in moved]) if moved else []))
     dated = [(turns[i] if i not in moved_from else turns[i].model_copy(update={
-                  "turn_id": None, "imported_from_digests": [moved_from[i], *turns[i].imported_from_digests]}),
+                  "turn_id": None, "imported_from_digests": [moved_from[i]]}),
               turns[i].timestamp or datetime.now(timezone.utc)) for i in places]
     try:
         with conn.transaction():
