@@ -1061,6 +1061,30 @@ def test_a_keyed_turn_sent_again_while_its_erasure_commits_is_not_stored_again(c
     assert tenant.get(f"/v1/users/{tenant.user}/turns").json()["turns"] == []
 
 
+def test_a_users_erasure_moves_to_digests_what_a_rolled_back_version_kept_of_their_turns_in_clear(ctx, tenant):
+    """A version between 0056 and 0058 rolled back onto the database (docs/operations.md: going back works) keeps
+    what its erasures take in 0056's erased_turns, the turn's id and its user's in clear, and a restored turn's
+    `imported_from` in clear. Upgraded again, the user's erasure moves them to digests as migration 0059 did (the
+    erasure stays final) and leaves no row naming them; another user's rows stay theirs."""
+    other = f"{tenant.user}-other"
+    assert tenant.turn("I have a cat.", session="s").status_code == 201
+    with ctx.db.transaction() as conn:  # what the rolled-back version wrote
+        conn.execute("INSERT INTO erased_turns VALUES (%s, %s, 'turn-x', 'kd'), (%s, %s, 'turn-x', NULL)",
+                     (tenant.id, tenant.user, tenant.id, other))
+        conn.execute("UPDATE turns SET imported_from = 'turn-y' WHERE tenant_id = %s AND user_id = %s",
+                     (tenant.id, tenant.user))
+    assert tenant.delete(f"/v1/users/{tenant.user}").status_code == 200
+
+    with ctx.db.transaction() as conn:
+        left = conn.execute("SELECT user_id FROM erased_turns WHERE tenant_id = %s", (tenant.id,)).fetchall()
+        kept = conn.execute(
+            """SELECT d.key_digest, d.turn_digest = erased_digest(d.tenant_id, %s, 'turn-x') AS x,
+                      d.turn_digest = erased_digest(d.tenant_id, %s, 'turn-y') AS y
+               FROM erased_turn_digests d WHERE d.tenant_id = %s""", (tenant.user, tenant.user, tenant.id)).fetchall()
+    assert left == [{"user_id": other}]
+    assert {"key_digest": "kd", "x": True, "y": False} in kept and any(r["y"] for r in kept), kept
+
+
 def test_a_region_kept_beside_a_town_keeps_no_copy_of_the_town_once_it_is_erased(ctx, tenant):
     """"I grew up in <town>." then "im from italy originally": Italy is kept beside the town, not linked to
     it, so the town's erasure mends nothing of Italy's: its reason named the town ("'Italy' is a region,
