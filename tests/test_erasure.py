@@ -8,8 +8,10 @@ import dataclasses
 import threading
 import time
 import uuid
+from datetime import datetime, timezone
 
 import psycopg
+import pytest
 
 from memex import backfill, pipeline
 from memex.db.erasure import ENDED_WITH_ERASED, NAMED_ERASED, REPLACED_ERASED
@@ -1083,6 +1085,44 @@ def test_a_users_erasure_moves_to_digests_what_a_rolled_back_version_kept_of_the
                FROM erased_turn_digests d WHERE d.tenant_id = %s""", (tenant.user, tenant.user, tenant.id)).fetchall()
     assert left == [{"user_id": other}]
     assert {"key_digest": "kd", "x": True, "y": False} in kept and any(r["y"] for r in kept), kept
+
+
+def test_a_keyed_turn_sent_again_whose_erasure_commits_after_the_erased_keys_read_is_erased(ctx, tenant):
+    """The other side of the race: the turn sent again finds its key's turn (the insert does nothing), reads no erased
+    key, and the session's erasure commits before it reads the turn its key names, which is gone: erased (409), not
+    a server error."""
+    from psycopg.rows import dict_row
+
+    from memex.db import erasure, locks
+    from memex.db import turns as turn_rows
+    from memex.errors import TurnErased
+    from memex.models import TurnIn
+
+    assert tenant.turn("I work at Acme.", session="gone", idempotency_key="k-late").status_code == 201
+
+    class ErasedMeanwhile:
+        """The writer's connection; the session's erasure commits on another as the writer reads the key's turn."""
+
+        def __init__(self, conn):
+            self.conn = conn
+
+        def __getattr__(self, name):
+            return getattr(self.conn, name)
+
+        def execute(self, query, *args, **kwargs):
+            if query.startswith("SELECT id, payload_hash FROM turns"):
+                with psycopg.connect(ctx.db.dsn, row_factory=dict_row) as eraser, eraser.transaction():
+                    eraser.execute("SET LOCAL lock_timeout = '30s'")
+                    locks.lock_user(eraser, tenant.id, tenant.user)
+                    assert erasure.session(eraser, tenant.id, "gone", tenant.user)["turns"] == 1
+            return self.conn.execute(query, *args, **kwargs)
+
+    turn = TurnIn(user_id=tenant.user, session_id="gone", idempotency_key="k-late",
+                  messages=[{"role": "user", "content": "I work at Acme."}])
+    with psycopg.connect(ctx.db.dsn, row_factory=dict_row) as writer, pytest.raises(TurnErased):
+        with writer.transaction():
+            turn_rows.insert_turn(ErasedMeanwhile(writer), tenant.id, turn, datetime.now(timezone.utc))
+    assert tenant.get(f"/v1/users/{tenant.user}/turns").json()["turns"] == []
 
 
 def test_a_region_kept_beside_a_town_keeps_no_copy_of_the_town_once_it_is_erased(ctx, tenant):
