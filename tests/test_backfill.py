@@ -495,6 +495,51 @@ def test_a_line_carrying_what_are_not_digests_or_too_many_is_not_a_turn(tenant, 
         "not a turn (imported_from_digests: List should have at most 16 items, not 17)"]
 
 
+def test_two_users_imports_claiming_one_free_id_at_once_store_both_lines(tenant, ctx):
+    """Two imports for different users, each a line naming an id no turn has (each user's restore of a lost turn the
+    same file gave both): the first stores its line under that id; the second, which waited on that row, stores its
+    line as one naming another user's turn (an id of its own, the digest of the one it names), not refused."""
+    import threading
+    import time
+
+    import psycopg
+    from psycopg.rows import dict_row
+
+    from memex.db import backfills as backfill_rows
+    from memex.models import ImportedTurn
+
+    other = f"{tenant.user}-b"
+    for user in (tenant.user, other):
+        assert tenant.turn("hello", session="s", user=user).status_code == 201
+    line = lambda user: ImportedTurn(user_id=user, session_id="s", turn_id="lost-turn-1",  # noqa: E731
+                                     messages=[{"role": "user", "content": "I have a cat."}])
+    out = {}
+    with psycopg.connect(ctx.db.dsn, row_factory=dict_row) as first, \
+            psycopg.connect(ctx.db.dsn, row_factory=dict_row) as second, \
+            psycopg.connect(ctx.db.dsn, autocommit=True) as watcher:
+        def run_second():
+            with second.transaction():
+                out["second"] = backfill_rows.insert_turns(second, tenant.id, [line(other)])
+
+        with first.transaction():
+            out["first"] = backfill_rows.insert_turns(first, tenant.id, [line(tenant.user)])
+            waiting = threading.Thread(target=run_second)
+            waiting.start()
+            while not watcher.execute("""SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'
+                                         AND query LIKE 'INSERT INTO turns%%'""").fetchone()[0]:
+                assert waiting.is_alive(), out
+                time.sleep(0.02)
+        waiting.join(timeout=60)
+    assert not waiting.is_alive()
+    assert out["first"].turn_ids == ["lost-turn-1"]
+    [moved] = out["second"].turn_ids
+    assert out["second"].refused == [] and moved != "lost-turn-1"
+    with ctx.db.transaction() as conn:
+        row = conn.execute("SELECT user_id, imported_from_digests AS d, erased_digest(tenant_id, user_id, 'lost-turn-1')"
+                           " AS named FROM turns WHERE tenant_id = %s AND id = %s", (tenant.id, moved)).fetchone()
+    assert row["user_id"] == other and row["d"] == [row["named"]]
+
+
 def test_a_restore_counts_each_line_naming_an_erased_turn_once_whatever_is_delivered_twice(
         tenant, ctx, runtime, tmp_path, monkeypatch):
     """Through the worker, two lines a chunk and every chunk delivered twice: the lines naming the turns of a
