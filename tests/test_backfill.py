@@ -535,8 +535,8 @@ def test_two_users_imports_claiming_one_free_id_at_once_store_both_lines(tenant,
     [moved] = out["second"].turn_ids
     assert out["second"].refused == [] and moved != "lost-turn-1"
     with ctx.db.transaction() as conn:
-        row = conn.execute("SELECT user_id, imported_from_digests AS d, erased_digest(tenant_id, user_id, 'lost-turn-1')"
-                           " AS named FROM turns WHERE tenant_id = %s AND id = %s", (tenant.id, moved)).fetchone()
+        row = conn.execute("SELECT user_id, imported_from_digests AS d,"
+                           " erased_digest(tenant_id, user_id, 'lost-turn-1') AS named FROM turns WHERE tenant_id = %s AND id = %s", (tenant.id, moved)).fetchone()
     assert row["user_id"] == other and row["d"] == [row["named"]]
 
 

@@ -471,7 +471,8 @@ def test_a_third_users_erasure_of_a_turn_given_on_holds_back_no_restore_of_the_u
     assert _imported(ctx, tenant, runtime, tmp_path / "u2.jsonl", [*given, renamed])["done"] == 2
     with ctx.db.transaction() as conn:
         kept = conn.execute("SELECT imported_from_digests AS d, erased_digest(tenant_id, user_id, %s) AS moved_from"
-                            " FROM turns WHERE tenant_id = %s AND user_id = ANY(%s)", (mine, tenant.id, [u2, u3])).fetchall()
+                            " FROM turns WHERE tenant_id = %s AND user_id = ANY(%s)",
+                            (mine, tenant.id, [u2, u3])).fetchall()
     assert len(kept) == 2 and all(r["d"] == [r["moved_from"]] for r in kept)
     for user in (u2, u3):
         assert tenant.delete("/v1/sessions/s", params={"user_id": user}).status_code == 200

@@ -85,7 +85,8 @@ def lines(ctx: Context, tenant_id: str, user_id: str, agent_id: str | None = Non
             messages = _unerased(turn, erased.get(turn["turn_id"], set()), left_out)
             origins = row["imported_from_digests"] if keeps_origins else None
             if messages:
-                yield json.dumps(as_import(as_user or user_id, {**turn, "messages": messages}, origins), ensure_ascii=False)
+                yield json.dumps(as_import(as_user or user_id, {**turn, "messages": messages}, origins),
+                                 ensure_ascii=False)
         if after is None:
             return
 

@@ -174,7 +174,8 @@ def _moved(turn: ImportedTurn, moved_from: str) -> ImportedTurn:
     return turn.model_copy(update={"turn_id": None, "imported_from_digests": [moved_from]})
 
 
-def _insert_one(conn: psycopg.Connection, tenant_id: str, turn: ImportedTurn, occurred_at: datetime) -> tuple[str, bool]:
+def _insert_one(conn: psycopg.Connection, tenant_id: str, turn: ImportedTurn,
+                occurred_at: datetime) -> tuple[str, bool]:
     """insert_turn in a savepoint of its own. A line claiming an id no turn had when its chunk read them, which
     another user's import stored meanwhile (the primary key refuses it once that import commits), names another
     user's turn: it is stored as such a line is (_moved), not refused. (A line of the same user's finds that turn by
