@@ -470,10 +470,74 @@ def test_a_line_giving_a_users_turn_to_another_user_keeps_no_id_of_theirs_past_t
     while not memories.erase_user(ctx, tenant.id, tenant.user).finished:
         pass
     with ctx.db.transaction() as conn:
-        assert conn.execute("SELECT count(*) AS n FROM turns WHERE tenant_id = %s AND %s = ANY(imported_from_digests)",
-                            (tenant.id, named)).fetchone()["n"] == 0
-        assert conn.execute("SELECT count(*) AS n FROM turns WHERE tenant_id = %s AND user_id = %s",
-                            (tenant.id, f"{tenant.user}-copy")).fetchone()["n"] == 1
+        [copied] = conn.execute("SELECT t.*, erased_digest(t.tenant_id, t.user_id, %s) AS moved_from FROM turns t"
+                                " WHERE t.tenant_id = %s AND t.user_id = %s",
+                                (named, tenant.id, f"{tenant.user}-copy")).fetchall()
+    assert copied.pop("imported_from_digests") == [copied.pop("moved_from")]
+    assert named not in json.dumps(copied, default=str)
+
+
+def test_a_line_carrying_what_are_not_digests_or_too_many_is_not_a_turn(tenant, ctx, runtime, tmp_path):
+    """`imported_from_digests` holds digests (64 lowercase hex digits, as an erasure keeps them), at most 16: a line
+    carrying an id in clear, or more, fails naming the field, and stores nothing."""
+    digest = "ab" * 32
+    lines = [{"user_id": tenant.user, "session_id": "s", "messages": [{"role": "user", "content": "I have a cat."}],
+              "imported_from_digests": said} for said in (["turn-1"], [digest.upper()], [digest] * 17, [digest] * 16)]
+    path = tmp_path / "digests.jsonl"
+    _write(path, lines)
+    job = backfill.new_job("import", tenant.id, path=str(path))
+    _run_to_the_end(ctx, runtime, job)
+    state = backfill.status(ctx, tenant.id, job.backfill_id)
+    assert (state["done"], state["failed"]) == (1, 3)
+    pattern = "imported_from_digests.0: String should match pattern '^[0-9a-f]{64}$'"
+    assert [f["reason"] for f in state["failures"]] == [
+        f"not a turn ({pattern})", f"not a turn ({pattern})",
+        "not a turn (imported_from_digests: List should have at most 16 items, not 17)"]
+
+
+def test_two_users_imports_claiming_one_free_id_at_once_store_both_lines(tenant, ctx):
+    """Two imports for different users, each a line naming an id no turn has (each user's restore of a lost turn the
+    same file gave both): the first stores its line under that id; the second, which waited on that row, stores its
+    line as one naming another user's turn (an id of its own, the digest of the one it names), not refused."""
+    import threading
+    import time
+
+    import psycopg
+    from psycopg.rows import dict_row
+
+    from memex.db import backfills as backfill_rows
+    from memex.models import ImportedTurn
+
+    other = f"{tenant.user}-b"
+    for user in (tenant.user, other):
+        assert tenant.turn("hello", session="s", user=user).status_code == 201
+    line = lambda user: ImportedTurn(user_id=user, session_id="s", turn_id="lost-turn-1",  # noqa: E731
+                                     messages=[{"role": "user", "content": "I have a cat."}])
+    out = {}
+    with psycopg.connect(ctx.db.dsn, row_factory=dict_row) as first, \
+            psycopg.connect(ctx.db.dsn, row_factory=dict_row) as second, \
+            psycopg.connect(ctx.db.dsn, autocommit=True) as watcher:
+        def run_second():
+            with second.transaction():
+                out["second"] = backfill_rows.insert_turns(second, tenant.id, [line(other)])
+
+        with first.transaction():
+            out["first"] = backfill_rows.insert_turns(first, tenant.id, [line(tenant.user)])
+            waiting = threading.Thread(target=run_second)
+            waiting.start()
+            while not watcher.execute("""SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'
+                                         AND query LIKE 'INSERT INTO turns%%'""").fetchone()[0]:
+                assert waiting.is_alive(), out
+                time.sleep(0.02)
+        waiting.join(timeout=60)
+    assert not waiting.is_alive()
+    assert out["first"].turn_ids == ["lost-turn-1"]
+    [moved] = out["second"].turn_ids
+    assert out["second"].refused == [] and moved != "lost-turn-1"
+    with ctx.db.transaction() as conn:
+        row = conn.execute("SELECT user_id, imported_from_digests AS d,"
+                           " erased_digest(tenant_id, user_id, 'lost-turn-1') AS named FROM turns WHERE tenant_id = %s AND id = %s", (tenant.id, moved)).fetchone()
+    assert row["user_id"] == other and row["d"] == [row["named"]]
 
 
 def test_a_restore_counts_each_line_naming_an_erased_turn_once_whatever_is_delivered_twice(

@@ -8,8 +8,10 @@ import dataclasses
 import threading
 import time
 import uuid
+from datetime import datetime, timezone
 
 import psycopg
+import pytest
 
 from memex import backfill, pipeline
 from memex.db.erasure import ENDED_WITH_ERASED, REPLACED_ERASED
@@ -1057,4 +1059,66 @@ def test_a_keyed_turn_sent_again_while_its_erasure_commits_is_not_stored_again(c
     assert not writer.is_alive()
     assert outcome["answer"].status_code == 409, outcome["answer"].text
     assert outcome["answer"].json()["error"]["code"] == "turn_erased"
+    assert tenant.get(f"/v1/users/{tenant.user}/turns").json()["turns"] == []
+
+
+def test_a_users_erasure_moves_to_digests_what_a_rolled_back_version_kept_of_their_turns_in_clear(ctx, tenant):
+    """A version between 0056 and 0058 rolled back onto the database (docs/operations.md: going back works) keeps
+    what its erasures take in 0056's erased_turns, the turn's id and its user's in clear, and a restored turn's
+    `imported_from` in clear. Upgraded again, the user's erasure moves them to digests as migration 0059 did (the
+    erasure stays final) and leaves no row naming them; another user's rows stay theirs."""
+    other = f"{tenant.user}-other"
+    assert tenant.turn("I have a cat.", session="s").status_code == 201
+    with ctx.db.transaction() as conn:  # what the rolled-back version wrote
+        conn.execute("INSERT INTO erased_turns VALUES (%s, %s, 'turn-x', 'kd'), (%s, %s, 'turn-x', NULL)",
+                     (tenant.id, tenant.user, tenant.id, other))
+        conn.execute("UPDATE turns SET imported_from = 'turn-y' WHERE tenant_id = %s AND user_id = %s",
+                     (tenant.id, tenant.user))
+    assert tenant.delete(f"/v1/users/{tenant.user}").status_code == 200
+
+    with ctx.db.transaction() as conn:
+        left = conn.execute("SELECT user_id FROM erased_turns WHERE tenant_id = %s", (tenant.id,)).fetchall()
+        kept = conn.execute(
+            """SELECT d.key_digest, d.turn_digest = erased_digest(d.tenant_id, %s, 'turn-x') AS x,
+                      d.turn_digest = erased_digest(d.tenant_id, %s, 'turn-y') AS y
+               FROM erased_turn_digests d WHERE d.tenant_id = %s""", (tenant.user, tenant.user, tenant.id)).fetchall()
+    assert left == [{"user_id": other}]
+    assert {"key_digest": "kd", "x": True, "y": False} in kept and any(r["y"] for r in kept), kept
+
+
+def test_a_keyed_turn_sent_again_whose_erasure_commits_after_the_erased_keys_read_is_erased(ctx, tenant):
+    """The other side of the race: the turn sent again finds its key's turn (the insert does nothing), reads no erased
+    key, and the session's erasure commits before it reads the turn its key names, which is gone: erased (409), not
+    a server error."""
+    from psycopg.rows import dict_row
+
+    from memex.db import erasure, locks
+    from memex.db import turns as turn_rows
+    from memex.errors import TurnErased
+    from memex.models import TurnIn
+
+    assert tenant.turn("I work at Acme.", session="gone", idempotency_key="k-late").status_code == 201
+
+    class ErasedMeanwhile:
+        """The writer's connection; the session's erasure commits on another as the writer reads the key's turn."""
+
+        def __init__(self, conn):
+            self.conn = conn
+
+        def __getattr__(self, name):
+            return getattr(self.conn, name)
+
+        def execute(self, query, *args, **kwargs):
+            if query.startswith("SELECT id, payload_hash FROM turns"):
+                with psycopg.connect(ctx.db.dsn, row_factory=dict_row) as eraser, eraser.transaction():
+                    eraser.execute("SET LOCAL lock_timeout = '30s'")
+                    locks.lock_user(eraser, tenant.id, tenant.user)
+                    assert erasure.session(eraser, tenant.id, "gone", tenant.user)["turns"] == 1
+            return self.conn.execute(query, *args, **kwargs)
+
+    turn = TurnIn(user_id=tenant.user, session_id="gone", idempotency_key="k-late",
+                  messages=[{"role": "user", "content": "I work at Acme."}])
+    with psycopg.connect(ctx.db.dsn, row_factory=dict_row) as writer, pytest.raises(TurnErased):
+        with writer.transaction():
+            turn_rows.insert_turn(ErasedMeanwhile(writer), tenant.id, turn, datetime.now(timezone.utc))
     assert tenant.get(f"/v1/users/{tenant.user}/turns").json()["turns"] == []

@@ -452,6 +452,38 @@ def test_a_restore_of_a_restore_keeps_every_turn_it_came_from_erased(ctx, tenant
     assert [t["turn_id"] for t in listed(tenant)] == [first]
 
 
+def test_a_third_users_erasure_of_a_turn_given_on_holds_back_no_restore_of_the_users_before(ctx, tenant, runtime,
+                                                                                           tmp_path):
+    """A turn given on twice (u0's to u1, then u1's to u2 by an export `--as-user` and to u3 by u1's backup rewritten
+    by hand, as docs/backfills.md's `jq`), then u2's and u3's sessions erased: u1, who lost their turn (not erased),
+    restores it from their own backup. The digests a turn keeps are salted with its own user, so neither the line
+    given to u2 carries u1's nor u3's turn keeps those its line carries: their erasures keep their own alone."""
+    u1, u2, u3 = f"{tenant.user}-b", f"{tenant.user}-c", f"{tenant.user}-d"
+    sent(tenant, "s", "2025-03-01T10:00:00Z", "I have a cat.")
+    assert _imported(ctx, tenant, runtime, tmp_path / "u1.jsonl",
+                     list(export.lines(ctx, tenant.id, tenant.user, as_user=u1)))["done"] == 1
+    [mine] = [t["turn_id"] for t in listed(tenant, u1)]
+    backup = list(export.lines(ctx, tenant.id, u1))
+    assert "imported_from_digests" in json.loads(backup[0])
+    given = list(export.lines(ctx, tenant.id, u1, as_user=u2))
+    assert "imported_from_digests" not in json.loads(given[0])
+    renamed = json.dumps({**json.loads(backup[0]), "user_id": u3})
+    assert _imported(ctx, tenant, runtime, tmp_path / "u2.jsonl", [*given, renamed])["done"] == 2
+    with ctx.db.transaction() as conn:
+        kept = conn.execute("SELECT imported_from_digests AS d, erased_digest(tenant_id, user_id, %s) AS moved_from"
+                            " FROM turns WHERE tenant_id = %s AND user_id = ANY(%s)",
+                            (mine, tenant.id, [u2, u3])).fetchall()
+    assert len(kept) == 2 and all(r["d"] == [r["moved_from"]] for r in kept)
+    for user in (u2, u3):
+        assert tenant.delete("/v1/sessions/s", params={"user_id": user}).status_code == 200
+    with ctx.db.transaction() as conn:  # u1's loss
+        conn.execute("DELETE FROM turns WHERE tenant_id = %s AND id = %s", (tenant.id, mine))
+
+    assert _imported(ctx, tenant, runtime, tmp_path / "backup.jsonl", backup) == {
+        "status": "done", "done": 1, "already_stored": 0, "erased": 0, "failed": 0}
+    assert [t["turn_id"] for t in listed(tenant, u1)] == [mine] and _facts(tenant, u1) == {("pet_kind", "cat")}
+
+
 def test_an_export_written_before_a_users_erasure_stores_nothing_of_them(ctx, tenant, runtime, tmp_path):
     """Erasure is final, a user's too: their erasure keeps digests of their turns' ids and keys, salted with whose
     they were (no id, no key, nothing said), and their export written before, restored, counts each line `erased`

@@ -74,14 +74,18 @@ def lines(ctx: Context, tenant_id: str, user_id: str, agent_id: str | None = Non
     received after the erasure that no tombstone holds back."""
     left_out = left_out if left_out is not None else LeftOut()
     after = None
+    # The digests a turn keeps are salted with its own user (db/erasure.py): given to another user, they would name
+    # this user's turns in the other's erasure, which would then hold back this user's own restore.
+    keeps_origins = as_user in (None, user_id)
     while True:
         rows, after = session_rows.turns(ctx.db.connection(), tenant_id, user_id, LINES_PER_PAGE, after, agent_id)
         erased = turn_rows.erased_messages(ctx.db.connection(), tenant_id, [row["turn_id"] for row in rows])
         for row in rows:
             turn = _turn(row)
             messages = _unerased(turn, erased.get(turn["turn_id"], set()), left_out)
+            origins = row["imported_from_digests"] if keeps_origins else None
             if messages:
-                yield json.dumps(as_import(as_user or user_id, {**turn, "messages": messages}, row["imported_from_digests"]),
+                yield json.dumps(as_import(as_user or user_id, {**turn, "messages": messages}, origins),
                                  ensure_ascii=False)
         if after is None:
             return

@@ -119,6 +119,10 @@ Said = Annotated[str, AfterValidator(_storable), AfterValidator(_not_blank)]
 # The pattern is the document's alone: is_id checks, so that a refusal words the rule (ID_RULE).
 Id = Annotated[str, StringConstraints(min_length=1, max_length=ID_MAX_LENGTH), AfterValidator(_id),
                Field(json_schema_extra={"pattern": ID_PATTERN})]
+# What an erasure keeps of an id (erased_digest, migration 0059): a sha256, in lowercase hex.
+Digest = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+# The most `imported_from_digests` an import line carries (ImportedTurn).
+IMPORTED_FROM_MAX = 16
 # A participant's name, an idempotency key: text of at most LABEL_MAX_LENGTH characters. The bounds
 # stand in the type before its check, where pydantic counts characters; set by Field on an Optional
 # text they were counted as "items" ("Value should have at most 256 items after validation").
@@ -314,8 +318,9 @@ class ImportedTurn(TurnIn):
     turn_id: Optional[Id] = None
     # What the turn it was exported from kept of the ids it was imported from in its turn (`imported_from_digests`,
     # salted with its user): the turn this line stores keeps them, and its erasure with it, so that a restore of an
-    # older backup naming one of them finds it erased.
-    imported_from_digests: list[Id] = []
+    # older backup naming one of them finds it erased. Digests alone, as erased_digest makes them (migration 0059):
+    # a line keeps no id in clear through them; and few, as a turn keeps one for the import that moved it.
+    imported_from_digests: list[Digest] = Field(default=[], max_length=IMPORTED_FROM_MAX)
 
 
 # Names that mean the user themself, never another participant.

@@ -114,7 +114,8 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[ImportedT
     undoing the others. A turn naming (`turn_id`) a turn its user has is that one, found stored
     (already_stored: an earlier import of the same lines, or an export of the same user's turns); one naming
     a turn no one in the tenant has is stored under that id (a restore of a lost turn: the next export names
-    it as the last did); one naming another user's, under an id of its own; one
+    it as the last did; as one naming another user's when another user's import stored that id meanwhile); one
+    naming another user's, under an id of its own; one
     naming a turn an erasure took from its user, by its id, an id it was imported from or its idempotency key
     (a line read again carries the key it was stored with), is not stored (turns.erased). A turn
     whose idempotency key names another turn is refused. The turns' users are locked first, in order,
@@ -142,12 +143,12 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[ImportedT
     places = [i for i in places if i not in mine]
     # A line naming another user's turn (an export given to this user) is stored under an id of its own, that one
     # being theirs, keeping what an erasure keeps of it (a digest salted with this user, no id of theirs): this
-    # user's erasure of it then holds back the line again.
+    # user's erasure of it then holds back the line again. Not the digests the line carries: salted with the user
+    # whose turn it was, this user's erasure would keep them, and hold back that user's restore of their own turn.
     moved = [i for i in places if turns[i].turn_id and owner[turns[i].turn_id] != turns[i].user_id]
     moved_from = dict(zip(moved, turn_rows.digests(conn, tenant_id, [(turns[i].user_id, turns[i].turn_id)
                                                                      for i in moved]) if moved else []))
-    dated = [(turns[i] if i not in moved_from else turns[i].model_copy(update={
-                  "turn_id": None, "imported_from_digests": [moved_from[i], *turns[i].imported_from_digests]}),
+    dated = [(turns[i] if i not in moved_from else _moved(turns[i], moved_from[i]),
               turns[i].timestamp or datetime.now(timezone.utc)) for i in places]
     try:
         with conn.transaction():
@@ -157,8 +158,7 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[ImportedT
         stored = []
         for i, (turn, occurred_at) in zip(places, dated):
             try:
-                with conn.transaction():
-                    stored.append(turn_rows.insert_turn(conn, tenant_id, turn, occurred_at))
+                stored.append(_insert_one(conn, tenant_id, turn, occurred_at))
             except IdempotencyConflict:
                 refused.append((i, _ANOTHER_TURN))
             except _REFUSED as exc:
@@ -166,6 +166,29 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[ImportedT
                 refused.append((i, f"Postgres refused it: {type(exc).__name__}"))
     stored = found + [s for s in stored if s is not None]
     return Stored([turn_id for turn_id, _ in stored], refused, sum(not created for _, created in stored), erased)
+
+
+def _moved(turn: ImportedTurn, moved_from: str) -> ImportedTurn:
+    """A line naming another user's turn, as it is stored: under an id of its own, keeping `moved_from`, the digest
+    of the turn it names (turn_rows.digests), and nothing it carries (insert_turns)."""
+    return turn.model_copy(update={"turn_id": None, "imported_from_digests": [moved_from]})
+
+
+def _insert_one(conn: psycopg.Connection, tenant_id: str, turn: ImportedTurn,
+                occurred_at: datetime) -> tuple[str, bool]:
+    """insert_turn in a savepoint of its own. A line claiming an id no turn had when its chunk read them, which
+    another user's import stored meanwhile (the primary key refuses it once that import commits), names another
+    user's turn: it is stored as such a line is (_moved), not refused. (A line of the same user's finds that turn by
+    its idempotency key.)"""
+    try:
+        with conn.transaction():
+            return turn_rows.insert_turn(conn, tenant_id, turn, occurred_at)
+    except psycopg.errors.UniqueViolation as exc:
+        if turn.turn_id is None or exc.diag.constraint_name != "turns_pkey":
+            raise
+    [moved_from] = turn_rows.digests(conn, tenant_id, [(turn.user_id, turn.turn_id)])
+    with conn.transaction():
+        return turn_rows.insert_turn(conn, tenant_id, _moved(turn, moved_from), occurred_at)
 
 
 _ANOTHER_TURN = "its idempotency_key names another turn"

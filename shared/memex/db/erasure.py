@@ -203,12 +203,15 @@ def session(conn: psycopg.Connection, tenant_id: str, session_id: str, user_id: 
 # What a statement erasing turns returns of each (`gone`), and what it keeps of them (_KEEP, of the tenant %(t)s):
 # digests of their ids and of their idempotency keys, salted with whose they were (erased_digest, migration 0059),
 # as an id or a key may say anything its client put in it, and those of the ids they were imported from
-# (`imported_from_digests`); nothing the turns said.
-_GONE = "id, user_id, imported_from_digests, idempotency_key"
+# (`imported_from_digests`, and `imported_from`, in clear, of a turn a version between 0056 and 0058 rolled back
+# onto the database stored: docs/operations.md); nothing the turns said.
+_GONE = "id, user_id, imported_from_digests, imported_from, idempotency_key"
 _KEEP = """INSERT INTO erased_turn_digests (tenant_id, turn_digest, key_digest)
            SELECT %(t)s, named, erased_digest(%(t)s, gone.user_id, gone.idempotency_key)
-           FROM gone, unnest(array_prepend(erased_digest(%(t)s, gone.user_id, gone.id), gone.imported_from_digests))
-                      AS named
+           FROM gone, unnest(array_remove(array_prepend(erased_digest(%(t)s, gone.user_id, gone.id),
+                                                        gone.imported_from_digests
+                                                        || erased_digest(%(t)s, gone.user_id, gone.imported_from)),
+                                          NULL)) AS named
            ON CONFLICT DO NOTHING"""
 
 
@@ -257,8 +260,14 @@ def user_chunk(conn: psycopg.Connection, tenant_id: str, user_id: str, rows: int
     # Their BM25 statistics, which the memories' trigger leaves alone while the user is marked (migration
     # 0038): as many rows as the words they used, not a memory's work each; one statement, not chunked, as
     # 101,154 rows (a user of 100,000 memories, each a new word) took ~0.2 s, a third of a 2,000-memory
-    # chunk (docs/measurements/erasure.md).
-    for table in ("memory_terms", "memory_stats", "backfills", "user_erasures"):
+    # chunk (docs/measurements/erasure.md). What a version between 0056 and 0058 rolled back onto the database kept
+    # of their erased turns (erased_turns: their ids in clear, their user's id) becomes digests first, as migration
+    # 0059 moved it: their erasure keeps what it kept, and no row names them.
+    conn.execute("""INSERT INTO erased_turn_digests (tenant_id, turn_digest, key_digest)
+                    SELECT tenant_id, erased_digest(tenant_id, user_id, turn_id), key_digest FROM erased_turns
+                    WHERE tenant_id = %s AND user_id = %s
+                    ON CONFLICT DO NOTHING""", (tenant_id, user_id))
+    for table in ("memory_terms", "memory_stats", "backfills", "erased_turns", "user_erasures"):
         conn.execute(f"DELETE FROM {table} WHERE tenant_id = %s AND user_id = %s", (tenant_id, user_id))
     return erased, True
 

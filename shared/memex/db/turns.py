@@ -42,21 +42,25 @@ def insert_turn(
     # The erased keys are read by a statement of their own after the insert, in its round trip: a turn sent
     # again while its session's erasure takes it waits on the row the erasure deletes, then is inserted; a
     # statement begun after that reads what the erasure committed, where the insert's own snapshot did not.
-    with conn.pipeline():
-        inserted = conn.execute(
-            _INSERT_TURN,
-            (tenant_id, turn_id, turn.user_id, turn.session_id, turn.agent_id, occurred_at,
-             Jsonb(turn.metadata), turn.idempotency_key, digest, turn.utc_offset, imported_from))
-        erased_key = turn.idempotency_key is not None and conn.execute(
-            _ERASED_KEY, {"t": tenant_id, "u": turn.user_id, "key": turn.idempotency_key})
-    row = inserted.fetchone()
-    if erased_key and erased_key.fetchone()["erased"]:
-        raise TurnErased.of(turn.idempotency_key)
+    values = (tenant_id, turn_id, turn.user_id, turn.session_id, turn.agent_id, occurred_at, Jsonb(turn.metadata),
+              turn.idempotency_key, digest, turn.utc_offset, imported_from)
+    if turn.idempotency_key is None:
+        row = conn.execute(_INSERT_TURN, values).fetchone()
+    else:
+        with conn.pipeline():
+            inserted = conn.execute(_INSERT_TURN, values)
+            erased_key = conn.execute(_ERASED_KEY, {"t": tenant_id, "u": turn.user_id, "key": turn.idempotency_key})
+        row = inserted.fetchone()
+        if erased_key.fetchone()["erased"]:
+            raise TurnErased.of(turn.idempotency_key)
     if row is None:
         existing = conn.execute(
             "SELECT id, payload_hash FROM turns WHERE tenant_id = %s AND user_id = %s AND idempotency_key = %s",
             (tenant_id, turn.user_id, turn.idempotency_key),
         ).fetchone()
+        # Gone since the insert found it: an erasure took it, committed after the erased keys were read.
+        if existing is None:
+            raise TurnErased.of(turn.idempotency_key)
         # Turns stored before payloads were hashed have none to compare: taken as the same turn.
         if existing["payload_hash"] not in (None, digest):
             raise IdempotencyConflict(
