@@ -1126,6 +1126,16 @@ def test_the_memories_holding_an_emoji_are_indexed_again_by_0057_after_0054_and_
             assert [_stored(reading, "t", user) for user in ("u", "w")] == statistics
 
 
+def _commit_once_waited_on(conn: psycopg.Connection, migrator, writer: psycopg.Connection) -> None:
+    """A re-indexing migration (0057, 0058) waiting for `writer`'s open transaction to end (or, had it not
+    waited, done): the writer commits, and the migration finishes."""
+    _wait_for(lambda: not migrator.is_alive() or conn.execute(
+        "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%%virtualxid%%' AND pid <> pg_backend_pid()"
+    ).fetchone()[0] == 1, 300)
+    writer.commit()
+    migrator.join(300)
+
+
 def test_a_memory_written_while_0054_and_0057_run_is_indexed_with_the_emoji_read_as_words(ctx):
     """A writer that indexed a memory with the function 0054 replaces and commits after 0054 has (its insert
     ran before) and one writing between 0054 and 0057: each memory ends with the words of today's reading, its
@@ -1156,12 +1166,7 @@ def test_a_memory_written_while_0054_and_0057_run_is_indexed_with_the_emoji_read
             conn.execute("DELETE FROM schema_migrations WHERE version = %s", (_EMOJI_INDEXED,))
             migrator = threading.Thread(target=lambda: applied.append(_apply(url)))
             migrator.start()
-            # 0057 waiting for the open writer to end (or, had it not waited, done)
-            _wait_for(lambda: not migrator.is_alive() or conn.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%%virtualxid%%' AND pid <> pg_backend_pid()"
-            ).fetchone()[0] == 1, 300)
-            open_writer.commit()
-            migrator.join(300)
+            _commit_once_waited_on(conn, migrator, open_writer)
         assert applied == [[_EMOJI_WORDS], [_EMOJI_INDEXED]]
         assert conn.execute(_AS_READ_NOW).fetchall() == [("later", True), ("open", True)]
         assert conn.execute("SELECT user_id, memory_id FROM memory_postings WHERE lexeme LIKE 'emoji%' ORDER BY 1").fetchall() == [
@@ -1267,12 +1272,7 @@ def test_a_memory_written_while_0058_runs_is_indexed_with_its_emoji_read_as_a_wo
             applied: list[list[str]] = []
             migrator = threading.Thread(target=lambda: applied.append(_apply(url)))
             migrator.start()
-            # 0058 waiting for the open writer to end (or, had it not waited, done)
-            _wait_for(lambda: not migrator.is_alive() or conn.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%%virtualxid%%' AND pid <> pg_backend_pid()"
-            ).fetchone()[0] == 1, 300)
-            open_writer.commit()
-            migrator.join(300)
+            _commit_once_waited_on(conn, migrator, open_writer)
         assert applied == [[_PRESENTED]]
         assert conn.execute(_AS_READ_NOW).fetchall() == [("open", True)]
         assert conn.execute("SELECT user_id, memory_id FROM memory_postings WHERE lexeme = 'emoji25b6'").fetchall() == [
