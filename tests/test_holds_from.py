@@ -221,18 +221,25 @@ def test_a_parting_that_names_a_value_said_since_its_time_ends_it_when_said(tena
     assert [m["id"] for m in history] == [google["id"], left["id"]]
 
 
-def test_a_story_of_the_past_keeps_when_it_was_said_as_its_said_time(tenant):
-    """"I lived in Rome in 2015.", said today after Paris, stands in the city's history in 2015 and holds from
-    then, but was said today: a question of what was said today, history included, finds it (its `valid_from`
-    in the store is when it was said; `holds_from` when it began), and Paris's history lists it first."""
+def _rome_said_today_after_paris(tenant, said: str) -> tuple[dict, dict]:
+    """Paris (2024), then `said` of Rome today: what was said today, history included, is Rome alone; the
+    city's two memories."""
     tenant.turn("I live in Paris.", timestamp="2024-01-10T09:00:00Z")
-    tenant.turn("I lived in Rome in 2015.", timestamp=SAID, session="s2")
+    tenant.turn(said, timestamp=SAID, session="s2")
     answer = tenant.post("/v1/search", {"user_id": tenant.user, "query": "what did I tell you today?",
                                         "reference_time": "2026-03-11T18:00:00Z", "include_inactive": True,
                                         "filters": {"memory_type": "semantic"}})
     assert answer.status_code == 200, answer.text
     assert [r["value"] for r in answer.json()["results"]] == ["Rome"]
     paris, rome = _everything(tenant, "city")
+    return paris, rome
+
+
+def test_a_story_of_the_past_keeps_when_it_was_said_as_its_said_time(tenant):
+    """"I lived in Rome in 2015.", said today after Paris, stands in the city's history in 2015 and holds from
+    then, but was said today: a question of what was said today, history included, finds it (its `valid_from`
+    in the store is when it was said; `holds_from` when it began), and Paris's history lists it first."""
+    paris, rome = _rome_said_today_after_paris(tenant, "I lived in Rome in 2015.")
     assert (rome["value"], rome["active"], rome["valid_from"]) == ("Rome", False, "2016-01-01T00:00:00Z")
     history = tenant.get(f"/v1/memories/{paris['id']}/history").json()["history"]
     assert [m["value"] for m in history] == ["Rome", "Paris"]
@@ -243,14 +250,7 @@ def test_a_statement_about_the_past_without_a_far_time_is_found_as_said_when_sai
     """"I used to live in Rome.", said today after Paris (2024): it stands in the city's history before Paris
     and holds at no moment, but was said today (`valid_from`): what was said today finds it, and no `as_of`
     makes it current."""
-    tenant.turn("I live in Paris.", timestamp="2024-01-10T09:00:00Z")
-    tenant.turn(said, timestamp=SAID, session="s2")
-    answer = tenant.post("/v1/search", {"user_id": tenant.user, "query": "what did I tell you today?",
-                                        "reference_time": "2026-03-11T18:00:00Z", "include_inactive": True,
-                                        "filters": {"memory_type": "semantic"}})
-    assert answer.status_code == 200, answer.text
-    assert [r["value"] for r in answer.json()["results"]] == ["Rome"]
-    paris, rome = _everything(tenant, "city")
+    paris, rome = _rome_said_today_after_paris(tenant, said)
     assert (rome["value"], rome["active"], rome["valid_to"]) == ("Rome", False, "2024-01-10T09:00:00Z")
     history = tenant.get(f"/v1/memories/{paris['id']}/history").json()["history"]
     assert [m["value"] for m in history] == ["Rome", "Paris"]
