@@ -130,27 +130,31 @@ def test_a_scheduled_functions_lines_name_it(logged):
 
 def test_a_scheduled_run_failed_by_the_database_out_of_reach_is_one_warning_line(logged):
     """With the embedded Postgres killed under `make dev`, each run of the sweep (every 30 s) logged
-    `scheduled function sweep failed` with psycopg's traceback; a bug keeps its traceback."""
+    `scheduled function sweep failed` with psycopg's traceback; an LLM outage is said the same way (degraded,
+    not down); a bug keeps its traceback."""
     import threading
     import time
 
     import psycopg
 
     from infra.local.scheduler import ScheduledRunner
+    from memex.llm import LLMError
 
     def gone(event, context):
         raise psycopg.OperationalError("connection is bad: Connection refused")
 
+    def degraded(event, context):
+        raise LLMError("test-model: no usable answer (500)")
+
     def broken(event, context):
         raise KeyError("a bug")
 
-    for handler in (gone, broken):
+    for handler, says in ((gone, "the database out of reach"), (degraded, "for the LLM"), (broken, "a bug")):
         stop = threading.Event()
         runner = ScheduledRunner("sweep", handler, 0.05, stop)
         runner.start()
         deadline = time.monotonic() + 30
-        while len(logged.about("scheduled function sweep failed")) < (1 if handler is gone else 2) \
-                and time.monotonic() < deadline:
+        while not logged.about(says) and time.monotonic() < deadline:
             time.sleep(0.05)
         stop.set()
         runner.join(timeout=30)
@@ -158,6 +162,9 @@ def test_a_scheduled_run_failed_by_the_database_out_of_reach_is_one_warning_line
     assert (outage.levelname, outage.exc_info) == ("WARNING", None)
     assert outage.getMessage() == ("scheduled function sweep failed, the database out of reach "
                                    "(OperationalError: connection is bad: Connection refused)")
+    llm, *_ = logged.about("scheduled function sweep failed for the LLM")
+    assert (llm.levelname, llm.exc_info) == ("WARNING", None)
+    assert llm.getMessage() == "scheduled function sweep failed for the LLM (LLMError: test-model: no usable answer (500))"
     crash = [r for r in logged.about("scheduled function sweep failed") if "a bug" in str(r.exc_info and r.exc_info[1])]
     assert crash and crash[0].levelname == "ERROR"
 

@@ -27,7 +27,7 @@ from memex.ingest import ingest_turn, sweep
 from memex.jobs import Candidate, ExtractionJob, SupersessionJob
 from memex.models import TurnIn
 from memex_edge.sqs import SqsPublisher
-from tests.conftest import refused_port
+from tests.conftest import logging_into, refused_port
 
 
 def _record(body: str, message_id: str, receive_count: int = 1, group: str | None = None) -> dict:
@@ -382,22 +382,22 @@ def test_a_turn_lost_again_and_again_is_marked_failed_not_sent_forever(ctx, tena
     assert status["status"] == "failed" and "re-sent 5 times" in status["error"]
 
 
+class _Records(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self.seen: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not any(record is seen for seen in self.seen):  # reached through both loggers
+            self.seen.append(record)
+
+
 def test_a_batch_the_llm_failed_is_one_warning_from_the_worker_itself(ctx, tenant, llm, monkeypatch):
     """In Lambda no poller runs the worker: its handler raises the batch's failure, which Lambda logs as
     its own, and memex said nothing of the LLM (the local poller's warning was the only one). The
     worker says it: one WARNING a batch, naming the LLM's error, never what the user said."""
     from bench.openai_double import CHAT
     from memex_edge.context import build_context
-    from tests.conftest import logging_into
-
-    class Records(logging.Handler):
-        def __init__(self):
-            super().__init__(logging.INFO)
-            self.seen: list[logging.LogRecord] = []
-
-        def emit(self, record: logging.LogRecord) -> None:
-            if not any(record is seen for seen in self.seen):  # reached through both loggers
-                self.seen.append(record)
 
     llm_ctx = build_context(dataclasses.replace(ctx.settings, llm_base_url=llm.base_url, llm_model="test-model",
                                                 llm_api_key="k"))
@@ -405,7 +405,7 @@ def test_a_batch_the_llm_failed_is_one_warning_from_the_worker_itself(ctx, tenan
     records = [_record(ExtractionJob(tenant.id, turn_id).to_json(), f"m{i}") for i, turn_id in enumerate(turns)]
     llm.fail(CHAT, "500")
     try:
-        with monkeypatch.context() as patched, logging_into(Records()) as logged:
+        with monkeypatch.context() as patched, logging_into(_Records()) as logged:
             patched.setattr(function_module("extract_worker"), "get_context", lambda: llm_ctx)
             with pytest.raises(BatchProcessingError):
                 _invoke("extract_worker", records)
@@ -416,3 +416,24 @@ def test_a_batch_the_llm_failed_is_one_warning_from_the_worker_itself(ctx, tenan
     assert warned[0].getMessage().startswith("extract_worker failed every record of the batch for the LLM (LLMError: "
                                              "test-model: no usable answer")
     assert not [r.getMessage() for r in logged.seen if "Qz8" in r.getMessage()]
+
+
+def test_a_batch_the_database_failed_is_one_warning_from_the_worker_itself(ctx, tenant, monkeypatch):
+    """The database out of reach was named only by the local poller and scheduler, and Powertools' Tracer
+    keeps its traceback to itself (observability._WithoutOutages): in Lambda memex said nothing of it. The
+    worker says it as it says an LLM outage: one WARNING a batch, naming the error, never what the user said."""
+    from memex_edge.context import build_context
+
+    turns = [_store_turn(ctx, tenant, said) for said in ("I work at Qz9 Labs.", "I live in Qz9ville.")]
+    records = [_record(ExtractionJob(tenant.id, turn_id).to_json(), f"m{i}") for i, turn_id in enumerate(turns)]
+    with refused_port() as nowhere, monkeypatch.context() as patched, logging_into(_Records()) as logged:
+        gone = build_context(dataclasses.replace(ctx.settings, database_url=f"postgresql://memex@127.0.0.1:{nowhere}/memex"))
+        patched.setattr(function_module("extract_worker"), "get_context", lambda: gone)
+        with pytest.raises(BatchProcessingError):
+            _invoke("extract_worker", records)
+    warned = [r for r in logged.seen if "the database out of reach" in r.getMessage()]
+    assert [(r.levelname, r.exc_info) for r in warned] == [("WARNING", None)], [r.getMessage() for r in logged.seen]
+    assert warned[0].getMessage().startswith("extract_worker failed every record of the batch, the database out of "
+                                             "reach (OperationalError: connection failed: "), warned[0].getMessage()
+    assert warned[0].getMessage().endswith("; the whole batch will be retried")
+    assert not [r.getMessage() for r in logged.seen if "Qz9" in r.getMessage()]

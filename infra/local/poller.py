@@ -99,12 +99,9 @@ class QueuePoller(threading.Thread):
                 result = self._handler(event, context) or {}
             failed = {f["itemIdentifier"] for f in result.get("batchItemFailures", [])}
         except Exception as exc:  # noqa: BLE001 - a crashed invocation fails the whole batch, as in Lambda
-            # An LLM outage is degraded, not down: the worker warned of it itself (memex_edge.workers),
-            # without the traceback a bug keeps. The database out of reach is named here the same way.
-            if outage := database_outage(exc):
-                log.warning("%s failed every record of the batch, the database out of reach (%s); the whole batch "
-                            "will be retried", self._function_name, outage)
-            elif not llm_outage(exc):
+            # An outage (the LLM's, the database's) the worker warned of itself (memex_edge.workers), without
+            # the traceback a bug keeps.
+            if not (llm_outage(exc) or database_outage(exc)):
                 log.exception("%s raised; the whole batch will be retried", self._function_name)
             failed = {m["MessageId"] for m in messages}
         done = [m for m in messages if m["MessageId"] not in failed]

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from infra import template
 from infra.local.lambda_context import LocalLambdaContext, labelled
-from memex_edge.observability import database_outage
+from memex_edge.observability import warn_of_outage
 
 log = logging.getLogger("memex.scheduler")
 
@@ -51,7 +51,5 @@ class ScheduledRunner(threading.Thread):
                 with labelled(LocalLambdaContext(self.function_name, timeout_seconds=self.timeout_seconds)) as context:
                     self.handler(scheduled_event(self.function_name, self.region), context)
             except Exception as exc:  # noqa: BLE001 - as EventBridge would, the next tick runs it again
-                if outage := database_outage(exc):
-                    log.warning("scheduled function %s failed, the database out of reach (%s)", self.function_name, outage)
-                else:
+                if not warn_of_outage(log, exc, f"scheduled function {self.function_name} failed"):
                     log.exception("scheduled function %s failed", self.function_name)

@@ -55,6 +55,19 @@ def database_outage(exc: BaseException | None) -> str | None:
     return _named(errors)
 
 
+def warn_of_outage(log: logging.Logger | Logger, exc: BaseException | None, failed: str, then: str = "") -> bool:
+    """Whether `exc` is an outage, the LLM's or the database's; if so, `failed` for it, said at WARNING naming
+    its errors (no user's words), then `then`. Degraded or down, not a bug: one line, without the traceback
+    that says nothing more (with the server gone, a traceback a record, a batch a second, filled make dev's log)."""
+    if outage := llm_outage(exc):
+        log.warning("%s for the LLM (%s)%s", failed, outage, then)
+    elif outage := database_outage(exc):
+        log.warning("%s, the database out of reach (%s)%s", failed, outage, then)
+    else:
+        return False
+    return True
+
+
 class _WithoutOutages(logging.Filter):
     """Powertools' Tracer logs every exception a traced function raises at ERROR with its traceback, an
     LLM outage's too, which is degraded, not down, and the database's: the workers say each once, at WARNING."""

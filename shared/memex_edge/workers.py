@@ -16,7 +16,7 @@ from memex.errors import public_description
 from memex.metrics import QUEUE_AGE, RECORDS_FAILED, RECORDS_RECEIVED
 from memex_edge.context import get_context
 from memex_edge.deadline import llm_within
-from memex_edge.observability import llm_outage, log_metrics, logger, tracer
+from memex_edge.observability import log_metrics, logger, tracer, warn_of_outage
 
 T = TypeVar("T")
 
@@ -61,12 +61,10 @@ def batch_handler(queue: str, processor: BasePartialBatchProcessor, record_handl
                                                   context=context)
             except BatchProcessingError as exc:  # every record failed
                 recorded.record(RECORDS_FAILED, len(records), queue=queue)
-                outage = llm_outage(exc)
-                if outage:
-                    # Degraded, not down: said once a batch, by the worker itself (Lambda logs the raise as
-                    # its own error, naming no cause memex knows); the LLM's error names no user's words.
-                    logger.warning("%s failed every record of the batch for the LLM (%s); the whole batch will "
-                                   "be retried", context.function_name, outage)
+                # An outage said once a batch, by the worker itself: Lambda logs the raise as its own error,
+                # naming no cause memex knows.
+                warn_of_outage(logger, exc, f"{context.function_name} failed every record of the batch",
+                               "; the whole batch will be retried")
                 raise
         recorded.record(RECORDS_FAILED, len(result.get("batchItemFailures", [])), queue=queue)
         return result
