@@ -44,6 +44,9 @@ _DRAWN = "\ufe0e\ufe0f\U0001f3fb-\U0001f3ff"  # variation selectors and skin ton
 _ELEMENT = f"(?:{_INDICATOR}{_INDICATOR}|{HEAD})[\U000e0020-\U000e007f]*[{_DRAWN}]*"
 # memex_emoji_sequences writes the same expression
 SEQUENCE = re.compile(f"{_ELEMENT}(?:\u200d{_ELEMENT})*")
+# Every character a SEQUENCE can hold: none crosses any other, so sequences read from one are those a reading
+# from the start of the text finds there
+_HELD = re.compile(f"[{PICTOGRAPH}{PRESENTED}#*0-9\u20e3\U000e0020-\U000e007f{_DRAWN}\u200d]")
 _ANY = re.compile(HEAD)
 _FOLDED = str.maketrans(dict.fromkeys([0xfe0e, 0xfe0f, 0x200d, *range(0x1f3fb, 0x1f400)]))
 
@@ -51,6 +54,11 @@ _FOLDED = str.maketrans(dict.fromkeys([0xfe0e, 0xfe0f, 0x200d, *range(0x1f3fb, 0
 def holds(text: str) -> bool:
     """Whether `text` holds an emoji."""
     return not text.isascii() and _ANY.search(text) is not None
+
+
+def held(character: str) -> bool:
+    """Whether an emoji sequence can hold `character`."""
+    return _HELD.match(character) is not None
 
 
 def word(sequence: str) -> str:

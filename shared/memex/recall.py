@@ -227,12 +227,25 @@ def snippet(content: str) -> str:
 def _whole(content: str, end: int) -> int:
     """`end`, or the place before it that cuts no character from what continues it (snippet), nor a drawn
     emoji (emoji.SEQUENCE: a flag's two letters, "🇵" "🇹", either alone a letter in a box)."""
-    drawn = {place for sequence in emoji.SEQUENCE.finditer(content, 0, end + 1)
+    if not 0 < end < len(content):
+        return end
+    # The sequences are read from the last place before `end` that none holds and the walk back stops at:
+    # those read from the start are the same there, and a long content's every emoji is not read twice a bullet.
+    start = end
+    while start > 0 and (emoji.held(content[start]) or _continues(content, start)):
+        start -= 1
+    drawn = {place for sequence in emoji.SEQUENCE.finditer(content, start, end + 1)
              for place in range(sequence.start() + 1, sequence.end())}
-    while 0 < end < len(content) and (end in drawn or unicodedata.category(content[end])[0] == "M"
-                                      or _CONTINUES.match(content, end) or content[end - 1] == "\u200d"):
+    while end > 0 and (end in drawn or _continues(content, end)):
         end -= 1
     return end
+
+
+def _continues(content: str, place: int) -> bool:
+    """Whether the character at `place` continues the one before it as one character: a mark, a joiner, a
+    skin tone, a tag letter, or what follows a joiner."""
+    return bool(unicodedata.category(content[place])[0] == "M" or _CONTINUES.match(content, place)
+                or content[place - 1] == "\u200d")
 
 
 def _cut(content: str, notes: str, tokens: int) -> str | None:
