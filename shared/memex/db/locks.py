@@ -12,6 +12,9 @@ never held across an LLM call: decide first, then lock, re-check and write.
 
 from __future__ import annotations
 
+import time
+from typing import Callable, Iterable
+
 import psycopg
 
 
@@ -26,3 +29,18 @@ def try_lock_user(conn: psycopg.Connection, tenant_id: str, user_id: str) -> boo
     later run rather than for the holder (the sweep's job starts behind a long import chunk)."""
     return conn.execute("SELECT pg_try_advisory_xact_lock(hashtext(%s), hashtext(%s)) AS locked",
                         (tenant_id, user_id)).fetchone()["locked"]
+
+
+def each_user(conn: psycopg.Connection, users: Iterable[tuple[str, str]], until: float | None,
+              work: Callable[[str, str], None]) -> bool:
+    """`work(tenant_id, user_id)` for each of `users`, each in a transaction of its own under the user's lock
+    (`conn` in autocommit: a migration's pass over its rows, user by user). With `until` (a time.monotonic()
+    deadline), no user's transaction begins after it (the first always does): False then, with what is done
+    committed."""
+    for begun, (tenant_id, user_id) in enumerate(users):
+        if begun and until is not None and time.monotonic() >= until:
+            return False
+        with conn.transaction():
+            lock_user(conn, tenant_id, user_id)
+            work(tenant_id, user_id)
+    return True

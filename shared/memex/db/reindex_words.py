@@ -66,11 +66,9 @@ def reindex(cur: psycopg.Cursor, characters: str, until: float | None = None) ->
     stale = {"characters": characters}
     users = reading.execute(f"SELECT DISTINCT tenant_id, user_id FROM memories WHERE {_STALE} ORDER BY 1, 2",
                             stale).fetchall()
-    for begun, (tenant_id, user_id) in enumerate(users):
-        if begun and until is not None and time.monotonic() >= until:
-            return False
-        with conn.transaction():
-            locks.lock_user(conn, tenant_id, user_id)
-            conn.execute(f"UPDATE memories SET content = content WHERE tenant_id = %(tenant)s AND user_id = %(user)s "
-                         f"AND {_STALE}", {"tenant": tenant_id, "user": user_id, **stale})
-    return True
+
+    def write_again(tenant_id: str, user_id: str) -> None:
+        conn.execute(f"UPDATE memories SET content = content WHERE tenant_id = %(tenant)s AND user_id = %(user)s "
+                     f"AND {_STALE}", {"tenant": tenant_id, "user": user_id, **stale})
+
+    return locks.each_user(conn, users, until, write_again)
