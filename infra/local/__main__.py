@@ -82,11 +82,12 @@ def main() -> None:
     # workers and the embedded Postgres.
     signal.signal(signal.SIGTERM, lambda signum, _: sys.exit(128 + signum))
     args = parse_args()
-    with hold_home(args.home.resolve()):
-        share_metrics_between_processes(args.home.resolve())
+    home = args.home.resolve()
+    with hold_home(home):
+        share_metrics_between_processes(home)
         ports = listen(args)
         try:
-            runtime = LocalRuntime(args.home.resolve()).start()
+            runtime = LocalRuntime(home).start()
         except ConfigurationError as exc:
             raise SystemExit(f"memex: {exc}") from None
         serve(runtime, args, ports)
