@@ -477,6 +477,25 @@ def test_a_line_giving_a_users_turn_to_another_user_keeps_no_id_of_theirs_past_t
     assert named not in json.dumps(copied, default=str)
 
 
+def test_a_line_naming_another_users_turn_delivered_again_is_found_stored(tenant, ctx):
+    """A chunk whose insert committed and whose worker died before counting it (`advance`) is delivered again: its
+    line naming another user's turn (an export `--as-user`), stored under an id derived from the turn it names, is
+    found stored, not stored a second time (a duplicate turn, its facts extracted twice)."""
+    from memex.db import backfills as backfill_rows
+    from memex.models import ImportedTurn
+
+    copy = f"{tenant.user}-copy"
+    assert tenant.turn("I have a cat.").status_code == 201
+    [line] = [ImportedTurn.model_validate_json(line) for line in export.lines(ctx, tenant.id, tenant.user, as_user=copy)]
+    deliveries = []
+    for _ in range(2):
+        with ctx.db.transaction() as conn:
+            deliveries.append(backfill_rows.insert_turns(conn, tenant.id, [line]))
+    [stored] = tenant.get(f"/v1/users/{copy}/turns").json()["turns"]
+    assert [d.turn_ids for d in deliveries] == [[stored["turn_id"]]] * 2 and stored["turn_id"] != line.turn_id
+    assert [d.already_stored for d in deliveries] == [0, 1]
+
+
 def test_a_line_carrying_what_are_not_digests_or_too_many_is_not_a_turn(tenant, ctx, runtime, tmp_path):
     """`imported_from_digests` holds digests (64 lowercase hex digits, as an erasure keeps them), at most 16: a line
     carrying an id in clear, or more, fails naming the field, and stores nothing."""
@@ -538,6 +557,9 @@ def test_two_users_imports_claiming_one_free_id_at_once_store_both_lines(tenant,
         row = conn.execute("SELECT user_id, imported_from_digests AS d,"
                            " erased_digest(tenant_id, user_id, 'lost-turn-1') AS named FROM turns WHERE tenant_id = %s AND id = %s", (tenant.id, moved)).fetchone()
     assert row["user_id"] == other and row["d"] == [row["named"]]
+    with ctx.db.transaction() as conn:  # the second import's chunk delivered again: that line found stored
+        again = backfill_rows.insert_turns(conn, tenant.id, [line(other)])
+    assert (again.turn_ids, again.already_stored) == ([moved], 1)
 
 
 def test_a_restore_counts_each_line_naming_an_erased_turn_once_whatever_is_delivered_twice(

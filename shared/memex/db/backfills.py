@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
@@ -126,29 +127,36 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[ImportedT
     being_erased = erasing.locks_and_marks(conn, tenant_id, [turn.user_id for turn in turns])
     refused = [(i, _BEING_ERASED) for i, turn in enumerate(turns) if turn.user_id in being_erased]
     places = [i for i, turn in enumerate(turns) if turn.user_id not in being_erased]
-    owner = turn_rows.stored_as(conn, tenant_id, sorted({turns[i].turn_id for i in places if turns[i].turn_id}))
+    # A line naming another user's turn (an export given to this user) is stored under an id of its own, that one
+    # being theirs, keeping what an erasure keeps of it (a digest salted with this user, no id of theirs): this
+    # user's erasure of it then holds back the line again. Not the digests the line carries: salted with the user
+    # whose turn it was, this user's erasure would keep them, and hold back that user's restore of their own turn.
+    # Its id derives from that digest (_moved), read with the ids the lines name: a chunk delivered again finds it.
+    named = [i for i in places if turns[i].turn_id]
+    digest = dict(zip(named, turn_rows.digests(conn, tenant_id, [(turns[i].user_id, turns[i].turn_id)
+                                                                 for i in named]) if named else []))
+    owner = turn_rows.stored_as(conn, tenant_id, sorted({turns[i].turn_id for i in named}
+                                                        | {_moved_id(d) for d in digest.values()}))
     found_erased = turn_rows.erased(conn, tenant_id, [(turns[i].user_id, turns[i].turn_id, turns[i].idempotency_key,
                                                        turns[i].imported_from_digests) for i in places])
     erased = [i for n, i in enumerate(places) if n in found_erased]
     places = [i for n, i in enumerate(places) if n not in found_erased]
     # A line naming a turn no one has (lost, or another tenant's) is stored under its id, as its export named it:
-    # the first of the chunk's lines naming it, which later ones find as one stored before.
+    # the first of the chunk's lines naming it, which later ones find as one stored before. So is a line naming
+    # another user's turn, under the id derived for it.
     claimed = {}
     for i in places:
         if turns[i].turn_id and turns[i].turn_id not in owner:
             owner[turns[i].turn_id], claimed[turns[i].turn_id] = turns[i].user_id, i
-    mine = {i for i in places if turns[i].turn_id and owner[turns[i].turn_id] == turns[i].user_id
-            and claimed.get(turns[i].turn_id) != i}
-    found = [(turns[i].turn_id, False) for i in places if i in mine]
+    moved = {i for i in places if turns[i].turn_id and owner[turns[i].turn_id] != turns[i].user_id}
+    stored_id = {i: _moved_id(digest[i]) if i in moved else turns[i].turn_id for i in places if turns[i].turn_id}
+    for i in sorted(moved):
+        if stored_id[i] not in owner:
+            owner[stored_id[i]], claimed[stored_id[i]] = turns[i].user_id, i
+    mine = {i for i, turn_id in stored_id.items() if owner[turn_id] == turns[i].user_id and claimed.get(turn_id) != i}
+    found = [(stored_id[i], False) for i in places if i in mine]
     places = [i for i in places if i not in mine]
-    # A line naming another user's turn (an export given to this user) is stored under an id of its own, that one
-    # being theirs, keeping what an erasure keeps of it (a digest salted with this user, no id of theirs): this
-    # user's erasure of it then holds back the line again. Not the digests the line carries: salted with the user
-    # whose turn it was, this user's erasure would keep them, and hold back that user's restore of their own turn.
-    moved = [i for i in places if turns[i].turn_id and owner[turns[i].turn_id] != turns[i].user_id]
-    moved_from = dict(zip(moved, turn_rows.digests(conn, tenant_id, [(turns[i].user_id, turns[i].turn_id)
-                                                                     for i in moved]) if moved else []))
-    dated = [(turns[i] if i not in moved_from else _moved(turns[i], moved_from[i]),
+    dated = [(turns[i] if i not in moved else _moved(turns[i], digest[i]),
               turns[i].timestamp or datetime.now(timezone.utc)) for i in places]
     try:
         with conn.transaction():
@@ -169,9 +177,18 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[ImportedT
 
 
 def _moved(turn: ImportedTurn, moved_from: str) -> ImportedTurn:
-    """A line naming another user's turn, as it is stored: under an id of its own, keeping `moved_from`, the digest
-    of the turn it names (turn_rows.digests), and nothing it carries (insert_turns)."""
-    return turn.model_copy(update={"turn_id": None, "imported_from_digests": [moved_from]})
+    """A line naming another user's turn, as it is stored: under an id of its own (_moved_id), keeping `moved_from`,
+    the digest of the turn it names (turn_rows.digests), and nothing it carries (insert_turns)."""
+    return turn.model_copy(update={"turn_id": _moved_id(moved_from), "imported_from_digests": [moved_from]})
+
+
+def _moved_id(moved_from: str) -> str:
+    """The id a line naming another user's turn is stored under: the same for the same line of the same user's, as
+    `moved_from` is salted with the tenant and that user, so that the line delivered again finds it stored."""
+    return str(uuid.uuid5(_MOVED, moved_from))
+
+
+_MOVED = uuid.UUID("6d1f0a52-3c8e-4f7b-9a41-2e5b8c7d9f03")
 
 
 def _insert_one(conn: psycopg.Connection, tenant_id: str, turn: ImportedTurn,

@@ -125,7 +125,7 @@ def _message_rows(tenant_id: str, turn_id: str, turn: TurnIn) -> list[tuple]:
 def _id_and_origins(turn: TurnIn) -> tuple[str, list[str] | None]:
     """The id a turn is stored under, and its `imported_from_digests`, which its erasure keeps with its own
     (erasure.session): a line of an import (ImportedTurn) naming a turn is stored under that id (backfills.insert_turns
-    names none where the id is not the line's to keep); any other turn under a new id."""
+    names one of its own where the id is not the line's to keep); any other turn under a new id."""
     if not isinstance(turn, ImportedTurn):
         return str(uuid.uuid4()), None
     return turn.turn_id or str(uuid.uuid4()), turn.imported_from_digests or None
