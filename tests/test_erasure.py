@@ -5,6 +5,7 @@ is audited too."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import threading
 import time
 import uuid
@@ -1066,7 +1067,7 @@ def test_a_users_erasure_moves_to_digests_what_a_rolled_back_version_kept_of_the
     """A version between 0056 and 0058 rolled back onto the database (docs/operations.md: going back works) keeps
     what its erasures take in 0056's erased_turns, the turn's id and its user's in clear, and a restored turn's
     `imported_from` in clear. Upgraded again, the user's erasure moves them to digests as migration 0059 did (the
-    erasure stays final) and leaves no row naming them; another user's rows stay theirs."""
+    erasure stays final) and leaves no row naming them; another user's rows become digests salted with them."""
     other = f"{tenant.user}-other"
     assert tenant.turn("I have a cat.", session="s").status_code == 201
     with ctx.db.transaction() as conn:  # what the rolled-back version wrote
@@ -1080,10 +1081,36 @@ def test_a_users_erasure_moves_to_digests_what_a_rolled_back_version_kept_of_the
         left = conn.execute("SELECT user_id FROM erased_turns WHERE tenant_id = %s", (tenant.id,)).fetchall()
         kept = conn.execute(
             """SELECT d.key_digest, d.turn_digest = erased_digest(d.tenant_id, %s, 'turn-x') AS x,
-                      d.turn_digest = erased_digest(d.tenant_id, %s, 'turn-y') AS y
-               FROM erased_turn_digests d WHERE d.tenant_id = %s""", (tenant.user, tenant.user, tenant.id)).fetchall()
-    assert left == [{"user_id": other}]
-    assert {"key_digest": "kd", "x": True, "y": False} in kept and any(r["y"] for r in kept), kept
+                      d.turn_digest = erased_digest(d.tenant_id, %s, 'turn-y') AS y,
+                      d.turn_digest = erased_digest(d.tenant_id, %s, 'turn-x') AS other_x
+               FROM erased_turn_digests d WHERE d.tenant_id = %s""",
+            (tenant.user, tenant.user, other, tenant.id)).fetchall()
+    assert left == []
+    assert {"key_digest": "kd", "x": True, "y": False, "other_x": False} in kept and any(r["y"] for r in kept), kept
+    assert {"key_digest": None, "x": False, "y": False, "other_x": True} in kept, kept
+
+
+def test_a_users_erasure_leaves_no_id_of_their_turns_a_rolled_back_version_kept_in_other_users_rows(ctx, tenant):
+    """The rolled-back version gave the user's turn to another user (whose turn keeps its id as `imported_from`, in
+    clear) and erased that user's session (erased_turns keeps it under the other user). Upgraded again, the first
+    user's erasure leaves their turn's id in no row: those rows become digests, salted with the other user."""
+    other = f"{tenant.user}-two"
+    named = tenant.turn("I have a cat.", session="s").json()["turn_id"]
+    assert tenant.turn("I have a dog.", session="s", user=other).status_code == 201
+    with ctx.db.transaction() as conn:  # what the rolled-back version wrote
+        conn.execute("UPDATE turns SET imported_from = %s WHERE tenant_id = %s AND user_id = %s",
+                     (named, tenant.id, other))
+        conn.execute("INSERT INTO erased_turns VALUES (%s, %s, %s, NULL)", (tenant.id, other, named))
+    assert tenant.delete(f"/v1/users/{tenant.user}").status_code == 200
+
+    with ctx.db.transaction() as conn:
+        [row] = conn.execute("SELECT t.*, erased_digest(t.tenant_id, t.user_id, %s) AS named FROM turns t"
+                             " WHERE t.tenant_id = %s", (named, tenant.id)).fetchall()
+        left = conn.execute("SELECT * FROM erased_turns WHERE tenant_id = %s", (tenant.id,)).fetchall()
+        kept = conn.execute("SELECT turn_digest FROM erased_turn_digests WHERE tenant_id = %s AND turn_digest = %s",
+                            (tenant.id, row["named"])).fetchall()
+    assert left == [] and row["imported_from_digests"] == [row.pop("named")] and kept
+    assert named not in json.dumps(row, default=str)
 
 
 def test_a_keyed_turn_sent_again_whose_erasure_commits_after_the_erased_keys_read_is_erased(ctx, tenant):

@@ -237,7 +237,7 @@ def user_chunk(conn: psycopg.Connection, tenant_id: str, user_id: str, rows: int
     session's erasure does (session(): an export of theirs written before, or a turn sent again with its
     key, stores nothing of them again; digests alone, so nothing names the user); when neither is left,
     their BM25 statistics, their bulk jobs' rows (whose progress names the user) and their mark
-    (begin_user): the erasure is finished. Returns
+    (begin_user), what a rolled-back version kept in clear moved to digests first: the erasure is finished. Returns
     the counts and whether it finished. No rule of memories() is needed: links, summaries and the
     statements of an end never cross users, so nothing the user said survives to name it.
     Memories go before turns because a turn takes its memories by cascade, as many as it has:
@@ -261,13 +261,20 @@ def user_chunk(conn: psycopg.Connection, tenant_id: str, user_id: str, rows: int
     # 0038): as many rows as the words they used, not a memory's work each; one statement, not chunked, as
     # 101,154 rows (a user of 100,000 memories, each a new word) took ~0.2 s, a third of a 2,000-memory
     # chunk (docs/measurements/erasure.md). What a version between 0056 and 0058 rolled back onto the database kept
-    # of their erased turns (erased_turns: their ids in clear, their user's id) becomes digests first, as migration
-    # 0059 moved it: their erasure keeps what it kept, and no row names them.
+    # in clear (docs/operations.md) becomes digests first, as migration 0059 moved it: the ids of erased turns
+    # (erased_turns) and those restored turns were imported from (turns.imported_from), the user's own or another
+    # user's naming theirs (a turn of theirs given to that user), which only a scan finds. The tenant's, whoever's:
+    # erased_turns, emptied by 0059, holds what a rolled-back version wrote since (its primary key's tenant prefix
+    # reads it); turns.imported_from has no index, and the tenant's turns are read once.
     conn.execute("""INSERT INTO erased_turn_digests (tenant_id, turn_digest, key_digest)
                     SELECT tenant_id, erased_digest(tenant_id, user_id, turn_id), key_digest FROM erased_turns
-                    WHERE tenant_id = %s AND user_id = %s
-                    ON CONFLICT DO NOTHING""", (tenant_id, user_id))
-    for table in ("memory_terms", "memory_stats", "backfills", "erased_turns", "user_erasures"):
+                    WHERE tenant_id = %s
+                    ON CONFLICT DO NOTHING""", (tenant_id,))
+    conn.execute("DELETE FROM erased_turns WHERE tenant_id = %s", (tenant_id,))
+    conn.execute("""UPDATE turns SET imported_from_digests = ARRAY[erased_digest(tenant_id, user_id, imported_from)],
+                                     imported_from = NULL
+                    WHERE tenant_id = %s AND imported_from IS NOT NULL""", (tenant_id,))
+    for table in ("memory_terms", "memory_stats", "backfills", "user_erasures"):
         conn.execute(f"DELETE FROM {table} WHERE tenant_id = %s AND user_id = %s", (tenant_id, user_id))
     return erased, True
 
