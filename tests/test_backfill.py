@@ -544,9 +544,11 @@ def test_two_users_imports_claiming_one_free_id_at_once_store_both_lines(tenant,
             out["first"] = backfill_rows.insert_turns(first, tenant.id, [line(tenant.user)])
             waiting = threading.Thread(target=run_second)
             waiting.start()
+            deadline = time.monotonic() + 60
             while not watcher.execute("""SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'
+                                         AND datname = current_database()
                                          AND query LIKE 'INSERT INTO turns%%'""").fetchone()[0]:
-                assert waiting.is_alive(), out
+                assert waiting.is_alive() and time.monotonic() < deadline, ("never waited on the row", out)
                 time.sleep(0.02)
         waiting.join(timeout=60)
     assert not waiting.is_alive()
