@@ -1338,3 +1338,16 @@ def test_the_erased_turns_become_digests_with_0059_and_run_again_unchanged(ctx):
         conn.execute("DELETE FROM schema_migrations WHERE version = %s", (version,))
         assert apply_migrations(conn, 384) == [version]
         assert conn.execute(state).fetchone() == moved
+
+
+def test_a_users_erasure_finds_the_rolled_back_versions_clear_ids_through_an_index_not_the_tenants_turns(ctx):
+    """The erasure's tenant-wide move of what a rolled-back version wrote in clear (db/erasure.py user_chunk)
+    reads the rows holding an `imported_from` through 0061's partial index, which holds only those: a tenant's
+    turns are not read to find none."""
+    with _migrated_database(ctx, "memex_0061") as conn:
+        conn.execute("SET enable_seqscan = off")
+        plan = "\n".join(row[0] for row in conn.execute(
+            """EXPLAIN UPDATE turns SET imported_from_digests = ARRAY[erased_digest(tenant_id, user_id, imported_from)],
+                                        imported_from = NULL
+               WHERE tenant_id = 't' AND imported_from IS NOT NULL""").fetchall())
+        assert "turns_imported_from_in_clear" in plan, plan

@@ -263,9 +263,9 @@ def user_chunk(conn: psycopg.Connection, tenant_id: str, user_id: str, rows: int
     # chunk (docs/measurements/erasure.md). What a version between 0056 and 0058 rolled back onto the database kept
     # in clear (docs/operations.md) becomes digests first, as migration 0059 moved it: the ids of erased turns
     # (erased_turns) and those restored turns were imported from (turns.imported_from), the user's own or another
-    # user's naming theirs (a turn of theirs given to that user), which only a scan finds. The tenant's, whoever's:
-    # erased_turns, emptied by 0059, holds what a rolled-back version wrote since (its primary key's tenant prefix
-    # reads it); turns.imported_from has no index, and the tenant's turns are read once.
+    # user's naming theirs (a turn of theirs given to that user). The tenant's, whoever's: erased_turns, emptied by
+    # 0059, holds what a rolled-back version wrote since (its primary key's tenant prefix reads it); the turns
+    # holding an imported_from, through 0061's partial index, which holds only them.
     conn.execute("""INSERT INTO erased_turn_digests (tenant_id, turn_digest, key_digest)
                     SELECT tenant_id, erased_digest(tenant_id, user_id, turn_id), key_digest FROM erased_turns
                     WHERE tenant_id = %s
