@@ -92,6 +92,24 @@ def test_erasing_the_value_that_took_a_words_time_back_gives_it_back(tenant):
                                         "Paris": (LAST_WEEK_OVER, None)}
 
 
+def test_a_statement_about_the_past_left_does_not_keep_the_words_time_taken_back(tenant):
+    """"I used to live in Madrid.", said after Paris and Lyon, held at no moment after Paris's words' time:
+    erasing Lyon gives Paris its time back all the same, as if Lyon had never been said."""
+    tenant.turn("I live in Berlin.", timestamp="2026-02-01T09:00:00Z")
+    tenant.turn("I moved to Paris last week.", timestamp=SAID, session="s2")
+    tenant.turn("I used to live in Madrid.", timestamp="2026-03-12T10:00:00Z", session="s5")
+    before = _times(tenant)
+    assert tenant.delete("/v1/sessions/s5", params={"user_id": tenant.user}).status_code in (200, 204)
+    tenant.turn("I live in Lyon.", timestamp="2026-03-10T09:00:00Z", session="s3")
+    tenant.turn("I used to live in Madrid.", timestamp="2026-03-12T10:00:00Z", session="s6")
+    assert tenant.delete("/v1/sessions/s3", params={"user_id": tenant.user}).status_code in (200, 204)
+    assert _times(tenant) == before
+    assert (before["Berlin"][1], before["Paris"]) == (LAST_WEEK_OVER, (LAST_WEEK_OVER, None))
+    paris = next(m for m in _everything(tenant, "city") if m["value"] == "Paris")
+    assert "own_time" not in paris["metadata"]
+    assert "Paris" in _cities(tenant, "2026-03-09T12:00:00Z")
+
+
 def test_erasing_a_value_by_id_gives_back_the_words_time_it_took(tenant):
     """Erased by id, Lyon goes with its past (Berlin): Paris, the only city left, holds from last week."""
     tenant.turn("I live in Berlin.", timestamp="2026-02-01T09:00:00Z")

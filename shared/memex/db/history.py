@@ -60,14 +60,16 @@ def held_from_said(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> 
 
 def own_times_back(conn: psycopg.Connection, tenant_id: str, ids: list[str], erased_ids: list[str]) -> None:
     """These memories hold again from the time their words said (`OWN_TIME`) when no memory they replace, but
-    the erased ones, stands after it: the value said before it that took it back is gone (db/erasure.py)."""
+    the erased ones and those that held at no moment ("I used to live in Madrid."), stands after it: the value
+    said before it that took it back is gone (db/erasure.py)."""
     conn.execute(
         f"""UPDATE memories m SET holds_from = (m.metadata->>%(k)s)::timestamptz, metadata = m.metadata - %(k)s
             WHERE m.tenant_id = %(t)s AND m.id = ANY(%(ids)s) AND m.metadata ? %(k)s
               AND NOT EXISTS (SELECT 1 FROM memory_links l
                               JOIN memories o ON o.tenant_id = l.tenant_id AND o.id = l.replaced_id
                               WHERE l.tenant_id = m.tenant_id AND l.memory_id = m.id AND NOT o.id = ANY(%(erased)s)
-                                AND {validity.stands("o")} > (m.metadata->>%(k)s)::timestamptz)""",
+                                AND {validity.stands("o")} > (m.metadata->>%(k)s)::timestamptz
+                                AND NOT o.valid_to <= {validity.began("o")})""",
         {"k": OWN_TIME, "t": tenant_id, "ids": ids, "erased": erased_ids},
     )
 
