@@ -291,6 +291,24 @@ def test_the_first_value_and_the_one_before_are_read_in_the_order_history_lists(
     assert (before["value"], before["score_parts"].get("chain")) == ("Rome", "before")
 
 
+@pytest.mark.parametrize("paris", [False, True])
+def test_a_value_that_ends_where_the_next_one_begins_is_read_first_as_history_lists_it(tenant, paris):
+    """"I used to live in Rome.", said after Berlin, stands where Berlin does and ended first: history lists it
+    first, and so does "the first city" (one order, history.send_chain_facts), whatever their texts."""
+    tenant.turn("I live in Berlin.", timestamp="2024-01-01T09:00:00Z")
+    tenant.turn("I used to live in Rome.", timestamp="2025-03-01T09:00:00Z", session="s3")
+    if paris:
+        tenant.turn("I moved to Paris.", timestamp="2026-01-01T09:00:00Z", session="s2")
+    [current] = [m for m in _everything(tenant, "city") if m["active"]]
+    history = tenant.get(f"/v1/memories/{current['id']}/history").json()["history"]
+    assert [m["value"] for m in history] == ["Rome", "Berlin", "Paris"][:3 if paris else 2]
+    first = tenant.search("What was the first city I lived in?", top_k=5)[0]
+    assert (first["value"], first["score_parts"].get("chain")) == ("Rome", "first")
+    if paris:
+        before = tenant.search("Where did I live before Paris?", top_k=5)[0]
+        assert (before["value"], before["score_parts"].get("chain")) == ("Berlin", "before")
+
+
 def test_where_a_memory_stands_and_began_reads_the_same_in_python_as_in_sql(ctx, tenant):
     """validity.stands_at/began_at (the pipeline's, on rows in hand) and validity.stands/began (the reads'
     SQL) agree on every shape a fact's times take: said as holding, replaced, with its own time, its own time

@@ -516,7 +516,8 @@ def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, tex
     caller checks the word boundaries), those under a key one of whose words begins with the stem of
     one of `words` (as send_asked reads them; `by_key`), and the facts the former replaced directly.
     Oldest first, by where each stands in its key's history (validity.stands, `stands`: "I lived in Rome in
-    2015." said today comes before the Berlin said in 2024), as the memory's history lists them.
+    2015." said today comes before the Berlin said in 2024), on a tie the one ended first, then the one said
+    first, as the memory's history lists them (db/memories.chain).
     Each with the ids of the facts it replaced directly (`replaced`), whether a later fact replaced it
     (`followed`), its decision (`end` for "The user used to work at Canva.") and what scoring and
     scoping need of it. With `as_of`, those said by then, and followed as they stood then (validity.py).
@@ -567,7 +568,7 @@ def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, tex
                      AS followed, {_by_key(words)} AS by_key
             FROM memories o
             WHERE {fact} AND o.id = ANY (ARRAY(SELECT id FROM chosen))
-            ORDER BY stands, o.content, o.id""",
+            ORDER BY stands, o.valid_to NULLS LAST, o.created_at, o.id""",
         {"t": tenant_id, "u": user_id, "texts": [text.lower() for text in texts], "words": _key_query(words),
          "at": as_of},
     )
