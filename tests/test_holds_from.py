@@ -239,6 +239,17 @@ def test_a_parting_that_names_a_value_said_since_its_time_ends_it_when_said(tena
     assert [m["id"] for m in history] == [google["id"], left["id"]]
 
 
+@pytest.mark.parametrize("first, said, key", [("I live in Rome.", "I lived in Rome in 2015.", "city"),
+                                               ("I work at Google.", "I worked at Google in 2015.", "employer")])
+def test_a_story_of_the_past_naming_the_current_value_at_a_far_time_leaves_it_current(tenant, first, said, key):
+    """"I lived in Rome in 2015." said after "I live in Rome.": no parting, the Rome of 2015 goes before the one
+    said since, which stays current."""
+    tenant.turn(first, timestamp="2024-04-05T09:00:00Z")
+    tenant.turn(said, timestamp="2026-04-15T10:00:00Z", session="s2")
+    current = _everything(tenant, key)[0]
+    assert (current["active"], current["valid_to"]) == (True, None)
+
+
 def _rome_said_today_after_paris(tenant, said: str) -> tuple[dict, dict]:
     """Paris (2024), then `said` of Rome today: what was said today, history included, is Rome alone; the
     city's two memories."""
