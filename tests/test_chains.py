@@ -124,11 +124,11 @@ def test_a_question_that_asks_nothing_of_a_chain_s_order(question, asks):
 
 
 # The statement history.send_chain_facts sent before migration 0052, which tested each of the user's
-# facts (with where each stands in its key's history, as it orders them since): what the one read through
-# indexes must return, row for row.
+# facts (with where each stands in its key's history, ties broken as its history lists them, as it orders them
+# since): what the one read through indexes must return, row for row.
 _EACH_FACT = """WITH facts AS (
         SELECT o.tenant_id, o.id, o.key, o.value, o.content, o.valid_from, o.holds_from, o.valid_to, o.importance,
-               o.agent_id, o.session_id, o.subject, o.memory_type, o.metadata FROM memories o
+               o.agent_id, o.session_id, o.subject, o.memory_type, o.metadata, o.created_at FROM memories o
         WHERE o.tenant_id = %(t)s AND o.user_id = %(u)s AND o.memory_type = 'semantic'
           AND o.value IS NOT NULL AND (%(at)s::timestamptz IS NULL OR o.valid_from <= %(at)s)
     ),
@@ -152,7 +152,7 @@ _EACH_FACT = """WITH facts AS (
        OR %(words)s <> '' AND f.key IS NOT NULL AND to_tsvector('english', memex_text(replace(f.key, '_', ' ')))
           @@ to_tsquery('english', %(words)s)
        OR f.id IN (SELECT l.replaced_id FROM memory_links l JOIN named n ON l.memory_id = n.id WHERE l.tenant_id = %(t)s)
-    ORDER BY stands, f.content, f.id"""
+    ORDER BY stands, f.valid_to NULLS LAST, f.created_at, f.id"""
 
 # Values whose parts meet one another often: a random text over these letters holds some and is held in others.
 _LETTERS = "abAB .é'%_\\"

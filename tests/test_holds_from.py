@@ -92,6 +92,24 @@ def test_erasing_the_value_that_took_a_words_time_back_gives_it_back(tenant):
                                         "Paris": (LAST_WEEK_OVER, None)}
 
 
+def test_a_statement_about_the_past_left_does_not_keep_the_words_time_taken_back(tenant):
+    """"I used to live in Madrid.", said after Paris and Lyon, held at no moment after Paris's words' time:
+    erasing Lyon gives Paris its time back all the same, as if Lyon had never been said."""
+    tenant.turn("I live in Berlin.", timestamp="2026-02-01T09:00:00Z")
+    tenant.turn("I moved to Paris last week.", timestamp=SAID, session="s2")
+    tenant.turn("I used to live in Madrid.", timestamp="2026-03-12T10:00:00Z", session="s5")
+    before = _times(tenant)
+    assert tenant.delete("/v1/sessions/s5", params={"user_id": tenant.user}).status_code in (200, 204)
+    tenant.turn("I live in Lyon.", timestamp="2026-03-10T09:00:00Z", session="s3")
+    tenant.turn("I used to live in Madrid.", timestamp="2026-03-12T10:00:00Z", session="s6")
+    assert tenant.delete("/v1/sessions/s3", params={"user_id": tenant.user}).status_code in (200, 204)
+    assert _times(tenant) == before
+    assert (before["Berlin"][1], before["Paris"]) == (LAST_WEEK_OVER, (LAST_WEEK_OVER, None))
+    paris = next(m for m in _everything(tenant, "city") if m["value"] == "Paris")
+    assert "own_time" not in paris["metadata"]
+    assert "Paris" in _cities(tenant, "2026-03-09T12:00:00Z")
+
+
 def test_erasing_a_value_by_id_gives_back_the_words_time_it_took(tenant):
     """Erased by id, Lyon goes with its past (Berlin): Paris, the only city left, holds from last week."""
     tenant.turn("I live in Berlin.", timestamp="2026-02-01T09:00:00Z")
@@ -221,6 +239,17 @@ def test_a_parting_that_names_a_value_said_since_its_time_ends_it_when_said(tena
     assert [m["id"] for m in history] == [google["id"], left["id"]]
 
 
+@pytest.mark.parametrize("first, said, key", [("I live in Rome.", "I lived in Rome in 2015.", "city"),
+                                               ("I work at Google.", "I worked at Google in 2015.", "employer")])
+def test_a_story_of_the_past_naming_the_current_value_at_a_far_time_leaves_it_current(tenant, first, said, key):
+    """"I lived in Rome in 2015." said after "I live in Rome.": no parting, the Rome of 2015 goes before the one
+    said since, which stays current."""
+    tenant.turn(first, timestamp="2024-04-05T09:00:00Z")
+    tenant.turn(said, timestamp="2026-04-15T10:00:00Z", session="s2")
+    current = _everything(tenant, key)[0]
+    assert (current["active"], current["valid_to"]) == (True, None)
+
+
 def _rome_said_today_after_paris(tenant, said: str) -> tuple[dict, dict]:
     """Paris (2024), then `said` of Rome today: what was said today, history included, is Rome alone; the
     city's two memories."""
@@ -271,6 +300,24 @@ def test_the_first_value_and_the_one_before_are_read_in_the_order_history_lists(
     assert (first["value"], first["score_parts"].get("chain")) == ("Rome", "first")
     before = tenant.search("Where did I live before Berlin?", top_k=5)[0]
     assert (before["value"], before["score_parts"].get("chain")) == ("Rome", "before")
+
+
+@pytest.mark.parametrize("paris", [False, True])
+def test_a_value_that_ends_where_the_next_one_begins_is_read_first_as_history_lists_it(tenant, paris):
+    """"I used to live in Rome.", said after Berlin, stands where Berlin does and ended first: history lists it
+    first, and so does "the first city" (one order, history.send_chain_facts), whatever their texts."""
+    tenant.turn("I live in Berlin.", timestamp="2024-01-01T09:00:00Z")
+    tenant.turn("I used to live in Rome.", timestamp="2025-03-01T09:00:00Z", session="s3")
+    if paris:
+        tenant.turn("I moved to Paris.", timestamp="2026-01-01T09:00:00Z", session="s2")
+    [current] = [m for m in _everything(tenant, "city") if m["active"]]
+    history = tenant.get(f"/v1/memories/{current['id']}/history").json()["history"]
+    assert [m["value"] for m in history] == ["Rome", "Berlin", "Paris"][:3 if paris else 2]
+    first = tenant.search("What was the first city I lived in?", top_k=5)[0]
+    assert (first["value"], first["score_parts"].get("chain")) == ("Rome", "first")
+    if paris:
+        before = tenant.search("Where did I live before Paris?", top_k=5)[0]
+        assert (before["value"], before["score_parts"].get("chain")) == ("Berlin", "before")
 
 
 def test_where_a_memory_stands_and_began_reads_the_same_in_python_as_in_sql(ctx, tenant):

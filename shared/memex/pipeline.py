@@ -821,7 +821,7 @@ def _write(conn, ctx: Context, turn: dict[str, Any], candidate: Candidate, vecto
     # A time the statement gives ("we broke up in May") is read in the user's days; one said without
     # any needs no read of the user's zone.
     times = timeline.times(candidate, _said_in_zone(conn, turn) if candidate.happened else turn["occurred_at"])
-    times = timeline.as_decided(times, decision)
+    times = timeline.as_decided(times, candidate, decision)
     same_key = [m for m in related if m["key"] == candidate.key]
     later = [m for m in same_key if timeline.stands_after(m, times.stands_at)]
     if decision.action == "keep_old" and not candidate.historical and later:

@@ -87,14 +87,26 @@ def times(candidate: Candidate, said_at: datetime) -> Times:
     return Times(said_at, began if far and _of_the_past(candidate) else said_at, began)
 
 
-def as_decided(times: Times, decision: Decision) -> Times:
+# Words that say a value ended, not only that it held once: "I left Google in 2019." is a parting, "I worked at
+# Google in 2015." a story of the past (both "The user used to work at Google.").
+_PARTING = re.compile(r"\b(?:left|quit|resigned|stopped|retired|moved (?:away|out)|broke up|split(?: up)?|separated"
+                      r"|divorced|sold|gave up|lost)\b", re.IGNORECASE)
+
+
+def as_decided(times: Times, candidate: Candidate, decision: Decision) -> Times:
     """The candidate's `times` once the judge decided: a parting that names a value said since its words' time
     ("I left Google in 2019." said after "I work at Google.") stands where it was said, ending that value then;
-    the history holds no end of it before."""
-    if decision.action == "end" and any(times.stands_at < validity.stands_at(m) <= times.said
-                                        for m in decision.replaces):
+    the history holds no end of it before. A story of the past naming it ("I worked at Google in 2015.") stays
+    before it, which stays current."""
+    if decision.action == "end" and _parting(candidate) and any(
+            times.stands_at < validity.stands_at(m) <= times.said for m in decision.replaces):
         return Times(times.said, times.said, times.began)
     return times
+
+
+def _parting(candidate: Candidate) -> bool:
+    """Whether the candidate says a value ended: a partnership's end, a name left, or leaving words."""
+    return parts(candidate) or candidate.ends_only or bool(_PARTING.search(candidate.raw_quote))
 
 
 def _of_the_past(candidate: Candidate) -> bool:

@@ -60,14 +60,16 @@ def held_from_said(conn: psycopg.Connection, tenant_id: str, memory_id: str) -> 
 
 def own_times_back(conn: psycopg.Connection, tenant_id: str, ids: list[str], erased_ids: list[str]) -> None:
     """These memories hold again from the time their words said (`OWN_TIME`) when no memory they replace, but
-    the erased ones, stands after it: the value said before it that took it back is gone (db/erasure.py)."""
+    the erased ones and those that held at no moment ("I used to live in Madrid."), stands after it: the value
+    said before it that took it back is gone (db/erasure.py)."""
     conn.execute(
         f"""UPDATE memories m SET holds_from = (m.metadata->>%(k)s)::timestamptz, metadata = m.metadata - %(k)s
             WHERE m.tenant_id = %(t)s AND m.id = ANY(%(ids)s) AND m.metadata ? %(k)s
               AND NOT EXISTS (SELECT 1 FROM memory_links l
                               JOIN memories o ON o.tenant_id = l.tenant_id AND o.id = l.replaced_id
                               WHERE l.tenant_id = m.tenant_id AND l.memory_id = m.id AND NOT o.id = ANY(%(erased)s)
-                                AND {validity.stands("o")} > (m.metadata->>%(k)s)::timestamptz)""",
+                                AND {validity.stands("o")} > (m.metadata->>%(k)s)::timestamptz
+                                AND NOT o.valid_to <= {validity.began("o")})""",
         {"k": OWN_TIME, "t": tenant_id, "ids": ids, "erased": erased_ids},
     )
 
@@ -514,7 +516,8 @@ def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, tex
     caller checks the word boundaries), those under a key one of whose words begins with the stem of
     one of `words` (as send_asked reads them; `by_key`), and the facts the former replaced directly.
     Oldest first, by where each stands in its key's history (validity.stands, `stands`: "I lived in Rome in
-    2015." said today comes before the Berlin said in 2024), as the memory's history lists them.
+    2015." said today comes before the Berlin said in 2024), on a tie the one ended first, then the one said
+    first, as the memory's history lists them (db/memories.chain).
     Each with the ids of the facts it replaced directly (`replaced`), whether a later fact replaced it
     (`followed`), its decision (`end` for "The user used to work at Canva.") and what scoring and
     scoping need of it. With `as_of`, those said by then, and followed as they stood then (validity.py).
@@ -565,7 +568,7 @@ def send_chain_facts(conn: psycopg.Connection, tenant_id: str, user_id: str, tex
                      AS followed, {_by_key(words)} AS by_key
             FROM memories o
             WHERE {fact} AND o.id = ANY (ARRAY(SELECT id FROM chosen))
-            ORDER BY stands, o.content, o.id""",
+            ORDER BY stands, o.valid_to NULLS LAST, o.created_at, o.id""",
         {"t": tenant_id, "u": user_id, "texts": [text.lower() for text in texts], "words": _key_query(words),
          "at": as_of},
     )

@@ -101,8 +101,8 @@ def texts(question: str, asking: Asked) -> list[str]:
 
 
 def answer(question: str, asking: Asked, rows: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, str]:
-    """The fact that answers (`rows`: history.send_chain_facts, oldest first by where each stands in its key's
-    history, then by their text), or None, and the kind."""
+    """The fact that answers (`rows`: history.send_chain_facts, in the order the key's history lists them,
+    db/memories.chain), or None, and the kind."""
     asked_words = speakers.words(question)
     named = {row["subject"] for row in rows if speakers.named(asked_words, row["subject"])}
     rows = [row for row in rows if row["subject"] in (named or {"user"})]
@@ -120,13 +120,12 @@ def answer(question: str, asking: Asked, rows: list[dict[str, Any]]) -> tuple[di
         return None, "before"
     start = starts[0]
     held = {row["id"] for row in naming}
-    by_id = {row["id"]: row for row in rows}
-    replaced = [by_id[item] for item in start["replaced"] if item in by_id and item not in held]
+    replaced = [row for row in rows if row["id"] in start["replaced"] and row["id"] not in held]
     if replaced:
-        return max(replaced, key=lambda row: row["stands"]), "before"
+        return replaced[-1], "before"
     earlier = [row for row in rows if row["id"] not in held and row["stands"] <= start["stands"]
                and (row["key"] == start["key"] or row["by_key"])]
-    return (max(earlier, key=lambda row: row["stands"]) if earlier else None), "before"
+    return (earlier[-1] if earlier else None), "before"
 
 
 def first(request: SearchIn, scored: list[Scored], row: dict[str, Any] | None, kind: str,
