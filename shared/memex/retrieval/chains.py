@@ -123,7 +123,8 @@ def answer(question: str, asking: Asked, rows: list[dict[str, Any]]) -> tuple[di
     replaced = [row for row in rows if row["id"] in start["replaced"] and row["id"] not in held]
     if replaced:
         return replaced[-1], "before"
-    earlier = [row for row in rows if row["id"] not in held and row["stands"] <= start["stands"]
+    # Those listed before it: on a tie of where they stand, one listed after it is not before it.
+    earlier = [row for row in rows[:rows.index(start)] if row["id"] not in held
                and (row["key"] == start["key"] or row["by_key"])]
     return (earlier[-1] if earlier else None), "before"
 
