@@ -239,8 +239,15 @@ def test_a_parting_that_names_a_value_said_since_its_time_ends_it_when_said(tena
     assert [m["id"] for m in history] == [google["id"], left["id"]]
 
 
-@pytest.mark.parametrize("first, said, key", [("I live in Rome.", "I lived in Rome in 2015.", "city"),
-                                               ("I work at Google.", "I worked at Google in 2015.", "employer")])
+@pytest.mark.parametrize("first, said, key", [
+    ("I live in Rome.", "I lived in Rome in 2015.", "city"),
+    ("I work at Google.", "I worked at Google in 2015.", "employer"),
+    # a leaving word of another clause, of something else, or denied, is no parting of the value (review revAE)
+    ("I work at Google.", "I worked at Google in 2015, the year I quit smoking.", "employer"),
+    ("I work at Google.", "I worked at Google in 2015 and lost a lot of weight.", "employer"),
+    ("I live in Rome.", "I lived in Rome in 2015, when I sold my car.", "city"),
+    ("I live in Rome.", "I lived in Rome in 2015, the year I gave up coffee.", "city"),
+    ("I live in Rome.", "I lived in Rome in 2015 and I never left.", "city")])
 def test_a_story_of_the_past_naming_the_current_value_at_a_far_time_leaves_it_current(tenant, first, said, key):
     """"I lived in Rome in 2015." said after "I live in Rome.": no parting, the Rome of 2015 goes before the one
     said since, which stays current."""

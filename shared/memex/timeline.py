@@ -88,9 +88,13 @@ def times(candidate: Candidate, said_at: datetime) -> Times:
 
 
 # Words that say a value ended, not only that it held once: "I left Google in 2019." is a parting, "I worked at
-# Google in 2015." a story of the past (both "The user used to work at Google.").
+# Google in 2015." a story of the past (both "The user used to work at Google."). Said before the value in its
+# clause ("I left Google"), or after it for a partnership ("Sam and I split up"), and not denied before.
 _PARTING = re.compile(r"\b(?:left|quit|resigned|stopped|retired|moved (?:away|out)|broke up|split(?: up)?|separated"
                       r"|divorced|sold|gave up|lost)\b", re.IGNORECASE)
+_PARTED_FROM = re.compile(r"\b(?:broke up|split(?: up)?|separated|divorced)\b", re.IGNORECASE)
+_DENIED = re.compile(r"\b(?:never|not|no longer)\b|n't\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"[^,.;!?]+")
 
 
 def as_decided(times: Times, candidate: Candidate, decision: Decision) -> Times:
@@ -105,8 +109,18 @@ def as_decided(times: Times, candidate: Candidate, decision: Decision) -> Times:
 
 
 def _parting(candidate: Candidate) -> bool:
-    """Whether the candidate says a value ended: a partnership's end, a name left, or leaving words."""
-    return parts(candidate) or candidate.ends_only or bool(_PARTING.search(candidate.raw_quote))
+    """Whether the candidate says a value ended: a partnership's end, a name left, or leaving words said of its
+    value in its clause ("I worked at Google in 2015, the year I quit smoking." is none)."""
+    if parts(candidate) or candidate.ends_only:
+        return True
+    value = (candidate.value or "").strip()
+    named = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE) if value else None
+    for clause in _CLAUSE.findall(candidate.raw_quote) if named else []:
+        said = named.search(clause)
+        verb = said and (_PARTING.search(clause, 0, said.start()) or _PARTED_FROM.search(clause, said.end()))
+        if verb and not _DENIED.search(clause, 0, verb.start()):
+            return True
+    return False
 
 
 def _of_the_past(candidate: Candidate) -> bool:
