@@ -477,10 +477,12 @@ def test_a_line_giving_a_users_turn_to_another_user_keeps_no_id_of_theirs_past_t
     assert named not in json.dumps(copied, default=str)
 
 
-def test_a_line_naming_another_users_turn_delivered_again_is_found_stored(tenant, ctx):
+@pytest.mark.parametrize("erased_between", [False, True])
+def test_a_line_naming_another_users_turn_delivered_again_is_found_stored(tenant, ctx, erased_between):
     """A chunk whose insert committed and whose worker died before counting it (`advance`) is delivered again: its
     line naming another user's turn (an export `--as-user`), stored under an id derived from the turn it names, is
-    found stored, not stored a second time (a duplicate turn, its facts extracted twice)."""
+    found stored, not stored a second time (a duplicate turn, its facts extracted twice), also when that user
+    erased their turn between the deliveries (the line then named an id no one had, and claimed it: review revAE)."""
     from memex.db import backfills as backfill_rows
     from memex.models import ImportedTurn
 
@@ -488,7 +490,10 @@ def test_a_line_naming_another_users_turn_delivered_again_is_found_stored(tenant
     assert tenant.turn("I have a cat.").status_code == 201
     [line] = [ImportedTurn.model_validate_json(line) for line in export.lines(ctx, tenant.id, tenant.user, as_user=copy)]
     deliveries = []
-    for _ in range(2):
+    for delivery in range(2):
+        if delivery and erased_between:
+            while not memories.erase_user(ctx, tenant.id, tenant.user).finished:
+                pass
         with ctx.db.transaction() as conn:
             deliveries.append(backfill_rows.insert_turns(conn, tenant.id, [line]))
     [stored] = tenant.get(f"/v1/users/{copy}/turns").json()["turns"]

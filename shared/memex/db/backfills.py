@@ -144,11 +144,14 @@ def insert_turns(conn: psycopg.Connection, tenant_id: str, turns: list[ImportedT
     # A line naming a turn no one has (lost, or another tenant's) is stored under its id, as its export named it:
     # the first of the chunk's lines naming it, which later ones find as one stored before. So is a line naming
     # another user's turn, under the id derived for it.
+    # A line stored before under its derived id is that turn, whoever has the one it names now: its user may have
+    # erased it since, and the line must not claim that id.
+    was_moved = {i for i in places if turns[i].turn_id and owner.get(_moved_id(digest[i])) == turns[i].user_id}
     claimed = {}
     for i in places:
-        if turns[i].turn_id and turns[i].turn_id not in owner:
+        if i not in was_moved and turns[i].turn_id and turns[i].turn_id not in owner:
             owner[turns[i].turn_id], claimed[turns[i].turn_id] = turns[i].user_id, i
-    moved = {i for i in places if turns[i].turn_id and owner[turns[i].turn_id] != turns[i].user_id}
+    moved = {i for i in places if i in was_moved or (turns[i].turn_id and owner[turns[i].turn_id] != turns[i].user_id)}
     stored_id = {i: _moved_id(digest[i]) if i in moved else turns[i].turn_id for i in places if turns[i].turn_id}
     for i in sorted(moved):
         if stored_id[i] not in owner:
