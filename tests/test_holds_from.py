@@ -213,6 +213,9 @@ def test_a_story_of_the_past_said_later_but_dated_before_the_current_value_leave
     ("I work at Stripe.", "I left Google in 2019.", "employer", "Stripe"),
     ("I work at Google.", "I left Google in 2019.", "employer", None),
     ("My girlfriend is Sam.", "Sam and I split up three months ago.", "partner_name", None),
+    # a parting's leaving word said of the value, a dot in the value or a denial elsewhere in the sentence (revAF)
+    ("I live in St. Louis.", "I moved away from St. Louis in 2019.", "city", None),
+    ("I live in Rome.", "I couldn't stand it so I moved out of Rome in 2019.", "city", None),
 ])
 def test_a_statement_of_the_present_replaces_the_current_value_whatever_its_own_time(tenant, first, said, key,
                                                                                     current):
@@ -247,7 +250,10 @@ def test_a_parting_that_names_a_value_said_since_its_time_ends_it_when_said(tena
     ("I work at Google.", "I worked at Google in 2015 and lost a lot of weight.", "employer"),
     ("I live in Rome.", "I lived in Rome in 2015, when I sold my car.", "city"),
     ("I live in Rome.", "I lived in Rome in 2015, the year I gave up coffee.", "city"),
-    ("I live in Rome.", "I lived in Rome in 2015 and I never left.", "city")])
+    ("I live in Rome.", "I lived in Rome in 2015 and I never left.", "city"),
+    ("I work at Google.", "I worked at Google in 2015 when my wife and I divorced.", "employer"),
+    ("I live in Rome.", "I lived in Rome in 2015 when my husband and I separated.", "city"),
+    ("I work at Google.", "In 2015 I quit smoking and worked at Google.", "employer")])
 def test_a_story_of_the_past_naming_the_current_value_at_a_far_time_leaves_it_current(tenant, first, said, key):
     """"I lived in Rome in 2015." said after "I live in Rome.": no parting, the Rome of 2015 goes before the one
     said since, which stays current."""

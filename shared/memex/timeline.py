@@ -88,13 +88,16 @@ def times(candidate: Candidate, said_at: datetime) -> Times:
 
 
 # Words that say a value ended, not only that it held once: "I left Google in 2019." is a parting, "I worked at
-# Google in 2015." a story of the past (both "The user used to work at Google."). Said before the value in its
-# clause ("I left Google"), or after it for a partnership ("Sam and I split up"), and not denied before.
+# Google in 2015." a story of the past (both "The user used to work at Google."). Said in the value's clause, before
+# it ("I moved away from St. Louis"), or after it for a partner ("Sam and I split up"), and not denied right before
+# ("I never left"); a clause ends at a stop, a comma or a word joining another ("…, the year I quit smoking", "… and
+# lost a lot of weight", "… when my wife and I divorced").
 _PARTING = re.compile(r"\b(?:left|quit|resigned|stopped|retired|moved (?:away|out)|broke up|split(?: up)?|separated"
                       r"|divorced|sold|gave up|lost)\b", re.IGNORECASE)
 _PARTED_FROM = re.compile(r"\b(?:broke up|split(?: up)?|separated|divorced)\b", re.IGNORECASE)
-_DENIED = re.compile(r"\b(?:never|not|no longer)\b|n't\b", re.IGNORECASE)
-_CLAUSE = re.compile(r"[^,.;!?]+")
+_DENIED_BEFORE = re.compile(r"(?:\b(?:never|not|no longer)|n't)\s+(?:\w+\s+)?$", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(r"[;!?]|[.,](?=\s|$)|\b(?:and|but|so|when|while|because|after|before)\b(?! I\b)",
+                           re.IGNORECASE)
 
 
 def as_decided(times: Times, candidate: Candidate, decision: Decision) -> Times:
@@ -110,17 +113,23 @@ def as_decided(times: Times, candidate: Candidate, decision: Decision) -> Times:
 
 def _parting(candidate: Candidate) -> bool:
     """Whether the candidate says a value ended: a partnership's end, a name left, or leaving words said of its
-    value in its clause ("I worked at Google in 2015, the year I quit smoking." is none)."""
+    value in its clause ("I worked at Google in 2015, the year I quit smoking." is none). A value not written as
+    its quote says it (a model's "New York" for "NYC") is read by the quote's leaving words alone."""
     if parts(candidate) or candidate.ends_only:
         return True
-    value = (candidate.value or "").strip()
-    named = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE) if value else None
-    for clause in _CLAUSE.findall(candidate.raw_quote) if named else []:
-        said = named.search(clause)
-        verb = said and (_PARTING.search(clause, 0, said.start()) or _PARTED_FROM.search(clause, said.end()))
-        if verb and not _DENIED.search(clause, 0, verb.start()):
-            return True
-    return False
+    quote, value = candidate.raw_quote, (candidate.value or "").strip()
+    said = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", quote, re.IGNORECASE) if value else None
+    if said is None:
+        return bool(_PARTING.search(quote))
+    begins = max((b.end() for b in _CLAUSE_BREAK.finditer(quote, 0, said.start())), default=0)
+    ends = next((b.start() for b in _CLAUSE_BREAK.finditer(quote, said.end())), len(quote))
+    verb = _PARTING.search(quote, begins, said.start())
+    if verb is None and candidate.base_key.startswith(_PARTNERS):
+        verb = _PARTED_FROM.search(quote, said.end(), ends)
+    return verb is not None and not _DENIED_BEFORE.search(quote, begins, verb.start())
+
+
+_PARTNERS = ("partner", "spouse", "husband", "wife", "boyfriend", "girlfriend")
 
 
 def _of_the_past(candidate: Candidate) -> bool:
