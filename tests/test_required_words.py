@@ -17,6 +17,7 @@ from memex.extraction import plain
 from memex.extraction.offline.matching import matches, plainly
 from memex.extraction.offline.patterns import WORDS
 from memex.extraction.offline.required import required, words
+from memex.extraction.offline.rule import own_time
 from memex.extraction.offline.rules import ASKED_RULES, RULES
 from memex.extraction.offline.statements import statements, typed
 
@@ -73,7 +74,9 @@ def test_the_sieve_finds_what_scanning_every_cued_pattern_finds(sentences):
     def scanned(sentence: str):
         # How matches() read a sentence before the sieve: every pattern of every rule whose cues it holds.
         said = set(WORDS.findall(sentence.lower()))
-        found = [(m.start(), rule, fields) for rule in RULES if not rule.cues.isdisjoint(said)
+        # With the fact's own time its clause says, as matches() files it (rule.own_time).
+        found = [(m.start(), rule, {"happened": when, **fields} if (when := own_time(sentence, m)) else fields)
+                 for rule in RULES if not rule.cues.isdisjoint(said)
                  for source in rule.patterns for m in compiled[source].finditer(sentence) if plainly(sentence, m)
                  for fields in rule.clean(m)]
         return sorted(found, key=lambda item: item[0])
